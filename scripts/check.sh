@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh [STEP...]: everything `make check` (and so CI) runs.
+#
+# Each step prints one line per test, "PASS: <name>" or "FAIL: <name>
+# <why>"; a step that prints none is judged by its exit code. Every step
+# runs even after a failure, its log is kept in build/check/<step>.log,
+# and the last line is "N passed, N failed".
+# Steps: unit style w1 sparse matrix lab (default: all of them).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+logs="$root/build/check"
+mkdir -p "$logs"
+cd "$root"
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(unit style w1 sparse matrix lab)
+
+# The kernel the lab boots is the one every single-kernel check builds for.
+lab_kdir() {
+	[ -n "${LAB_KDIR:-}" ] || LAB_KDIR=$(scripts/headers.sh "linux-headers-$(tests/lab/lab kver)")
+	echo "$LAB_KDIR"
+}
+
+run_step() {
+	case "$1" in
+	unit)	make -s -C tests/unit check ;;
+	style)	scripts/style.sh ;;
+	w1)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh w1 "$(lab_kdir)" ;;
+	sparse)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh sparse "$(lab_kdir)" ;;
+	matrix)	scripts/matrix.sh ;;
+	lab)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
+		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool} ;;
+	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
+	esac
+}
+
+passed=0
+failed=0
+for s in "${steps[@]}"; do
+	echo "=== $s ($(date +%T))"
+	t0=$(date +%s)
+	run_step "$s" >"$logs/$s.log" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL|TIME): ' "$logs/$s.log"
+	p=$(grep -c '^PASS: ' "$logs/$s.log")
+	f=$(grep -c '^FAIL: ' "$logs/$s.log")
+	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+		tail -n 40 "$logs/$s.log"
+		echo "FAIL: $s exited with status $rc"
+		f=1
+	elif [ $rc -eq 0 ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "PASS: $s"
+		p=1
+	fi
+	[ "$f" -eq 0 ] || echo "    (log: $logs/$s.log)"
+	echo "TIME: check/$s $(($(date +%s) - t0))s"
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
