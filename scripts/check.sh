@@ -7,7 +7,7 @@
 # <why>"; a step that prints none is judged by its exit code. Every step
 # runs even after a failure, its log is kept in build/check/<step>.log,
 # and the last line is "N passed, N failed".
-# Steps: unit style w1 sparse matrix lab (default: all of them).
+# Steps: unit tools style w1 sparse matrix lab (default: all of them).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +16,7 @@ mkdir -p "$logs"
 cd "$root"
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(unit style w1 sparse matrix lab)
+[ ${#steps[@]} -gt 0 ] || steps=(unit tools style w1 sparse matrix lab)
 
 # The kernel the lab boots is the one every single-kernel check builds for.
 lab_kdir() {
@@ -27,6 +27,7 @@ lab_kdir() {
 run_step() {
 	case "$1" in
 	unit)	make -s -C tests/unit check ;;
+	tools)	python3 tests/bench/test_xpsstats.py ;;
 	style)	scripts/style.sh ;;
 	w1)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh w1 "$(lab_kdir)" ;;
 	sparse)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh sparse "$(lab_kdir)" ;;

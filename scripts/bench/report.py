@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""report.py [--baseline LABEL] SAMPLES.jsonl...: print the comparison tables.
+
+Reads benchmark samples (JSON lines, see xpsstats.py) and prints one
+ministat-style table per (bench, metric): n, min, median, mean, stdev,
+max, the difference from the baseline in percent with its 95 % interval,
+and whether that difference is significant (Student's t).
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import xpsstats  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", help="variant label to compare against (default: first seen)")
+    ap.add_argument("files", nargs="+", help="JSON-lines sample files ('-' for stdin)")
+    args = ap.parse_args()
+    lines = []
+    for f in args.files:
+        with (sys.stdin if f == "-" else open(f, encoding="utf-8")) as fh:
+            lines.extend(fh.readlines())
+    try:
+        samples = xpsstats.load(lines)
+    except ValueError as e:
+        print("report.py: %s" % e, file=sys.stderr)
+        return 2
+    if not samples:
+        print("report.py: no samples", file=sys.stderr)
+        return 1
+    print(xpsstats.report(samples, args.baseline))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

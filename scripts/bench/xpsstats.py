@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Statistics for xen-pv-suite benchmarks, reported the way ministat does.
+
+Samples are JSON lines, one per measurement:
+
+  {"bench": "fio-randread-4k", "metric": "iops", "unit": "IO/s",
+   "variant": "stock", "params": {"feature_persistent": "1"},
+   "run": 3, "value": 1234.5, "higher_is_better": true}
+
+A comparison groups the samples of one (bench, metric) by variant, takes
+the first variant seen (or the one named) as the baseline, and for every
+other variant prints n, min, median, mean, stdev, max, the difference of
+the means in percent and whether it is significant at 95 % confidence
+(Student's t with pooled variance, as ministat computes it).
+"""
+
+import json
+import math
+from collections import OrderedDict
+
+CONFIDENCE = 0.95
+
+
+def _betacf(a, b, x):
+    """Continued fraction for the regularized incomplete beta function."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        de = d * c
+        h *= de
+        if abs(de - 1.0) < 1e-15:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    front = math.exp(lbeta + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t, df):
+    """Cumulative distribution function of Student's t."""
+    x = df / (df + t * t)
+    tail = 0.5 * betainc(df / 2.0, 0.5, x)
+    return 1.0 - tail if t >= 0 else tail
+
+
+def t_critical(df, confidence=CONFIDENCE):
+    """Two-sided critical value of Student's t (12.706 for df=1 at 95 %)."""
+    if df < 1:
+        raise ValueError("need at least one degree of freedom")
+    target = 1.0 - (1.0 - confidence) / 2.0
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < target:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if t_cdf(mid, df) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def summary(values):
+    """n, min, median, mean, stdev (sample), max of a list of numbers."""
+    v = sorted(float(x) for x in values)
+    n = len(v)
+    if n == 0:
+        raise ValueError("no samples")
+    mean = sum(v) / n
+    mid = n // 2
+    median = v[mid] if n % 2 else (v[mid - 1] + v[mid]) / 2.0
+    var = sum((x - mean) ** 2 for x in v) / (n - 1) if n > 1 else 0.0
+    return {"n": n, "min": v[0], "median": median, "mean": mean,
+            "stdev": math.sqrt(var), "max": v[-1]}
+
+
+def compare(base, other, confidence=CONFIDENCE):
+    """ministat's test: is other's mean different from base's?
+
+    Returns the difference of the means, in absolute terms and in percent
+    of the baseline mean, the half-width of its confidence interval, and
+    whether the difference is significant. With fewer than two samples on
+    either side nothing can be said (significant is None).
+    """
+    a, b = summary(base), summary(other)
+    diff = b["mean"] - a["mean"]
+    pct = 100.0 * diff / a["mean"] if a["mean"] else float("nan")
+    res = {"diff": diff, "pct": pct, "err": None, "pct_err": None,
+           "significant": None}
+    if a["n"] < 2 or b["n"] < 2:
+        return res
+    df = a["n"] + b["n"] - 2
+    pooled = math.sqrt(((a["n"] - 1) * a["stdev"] ** 2 +
+                        (b["n"] - 1) * b["stdev"] ** 2) / df)
+    err = t_critical(df, confidence) * pooled * math.sqrt(1.0 / a["n"] + 1.0 / b["n"])
+    res["err"] = err
+    res["pct_err"] = 100.0 * err / a["mean"] if a["mean"] else float("nan")
+    res["significant"] = abs(diff) > err
+    return res
+
+
+def load(lines):
+    """Parse JSON-lines samples, skipping blank lines; bad lines raise."""
+    out = []
+    for i, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            s = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError("line %d: %s" % (i, e)) from e
+        for key in ("bench", "metric", "variant", "value"):
+            if key not in s:
+                raise ValueError("line %d: missing %r" % (i, key))
+        out.append(s)
+    return out
+
+
+def variant_label(s):
+    """A variant plus its parameter settings, as a tester reads them."""
+    params = s.get("params") or {}
+    if not params:
+        return str(s["variant"])
+    kv = ",".join("%s=%s" % (k, params[k]) for k in sorted(params))
+    return "%s[%s]" % (s["variant"], kv)
+
+
+def group(samples):
+    """{(bench, metric): OrderedDict(label -> [values])}, in input order."""
+    groups = OrderedDict()
+    meta = {}
+    for s in samples:
+        key = (s["bench"], s["metric"])
+        groups.setdefault(key, OrderedDict()).setdefault(variant_label(s), []).append(
+            float(s["value"]))
+        meta.setdefault(key, {"unit": s.get("unit", ""),
+                              "higher_is_better": s.get("higher_is_better")})
+    return groups, meta
+
+
+def _fmt(x):
+    if x is None:
+        return "-"
+    ax = abs(x)
+    if ax >= 1e5:
+        return "%.0f" % x
+    if ax >= 100:
+        return "%.1f" % x
+    return "%.3g" % x
+
+
+def table(key, variants, meta, baseline=None):
+    """The report for one (bench, metric): a row per variant."""
+    bench, metric = key
+    labels = list(variants)
+    base = baseline if baseline in variants else labels[0]
+    unit = meta.get("unit") or ""
+    hib = meta.get("higher_is_better")
+    head = "%s %s%s (baseline: %s%s)" % (
+        bench, metric, " [%s]" % unit if unit else "", base,
+        "" if hib is None else ", higher is better" if hib else ", lower is better")
+    cols = ("variant", "n", "min", "median", "mean", "stdev", "max", "diff%", "95% CI", "signif.")
+    rows = []
+    for lab in [base] + [x for x in labels if x != base]:
+        st = summary(variants[lab])
+        if lab == base:
+            d = ("", "", "baseline")
+        else:
+            c = compare(variants[base], variants[lab])
+            sig = ("n<2" if c["significant"] is None else
+                   "yes" if c["significant"] else "no")
+            d = ("%+.2f" % c["pct"],
+                 "-" if c["pct_err"] is None else "+/-%.2f" % c["pct_err"], sig)
+        rows.append((lab, str(st["n"]), _fmt(st["min"]), _fmt(st["median"]),
+                     _fmt(st["mean"]), _fmt(st["stdev"]), _fmt(st["max"])) + d)
+    widths = [max(len(r[i]) for r in rows + [cols]) for i in range(len(cols))]
+    lines = [head]
+    fmt = "  ".join("%%-%ds" % widths[0] if i == 0 else "%%%ds" % widths[i]
+                    for i in range(len(cols)))
+    lines.append(fmt % cols)
+    for r in rows:
+        lines.append(fmt % r)
+    return "\n".join(lines)
+
+
+def report(samples, baseline=None):
+    """Every comparison in the samples, one table each."""
+    groups, meta = group(samples)
+    return "\n\n".join(table(k, v, meta[k], baseline) for k, v in groups.items())

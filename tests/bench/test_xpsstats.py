@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Unit tests of the benchmark statistics (scripts/bench/xpsstats.py).
+
+Prints one "PASS: tools/<test>" or "FAIL: tools/<test>" line per test.
+"""
+
+import json
+import math
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts", "bench"))
+import xpsstats  # noqa: E402
+
+
+class Stats(unittest.TestCase):
+    def test_t_critical_matches_tables(self):
+        # Two-sided 95 % values from any Student's t table.
+        for df, t in ((1, 12.706), (2, 4.303), (4, 2.776), (8, 2.306),
+                      (10, 2.228), (20, 2.086), (60, 2.000), (120, 1.980)):
+            self.assertAlmostEqual(xpsstats.t_critical(df), t, places=3)
+
+    def test_t_critical_99(self):
+        self.assertAlmostEqual(xpsstats.t_critical(10, 0.99), 3.169, places=3)
+
+    def test_summary_odd_even(self):
+        s = xpsstats.summary([5, 1, 3])
+        self.assertEqual((s["n"], s["min"], s["median"], s["max"]), (3, 1, 3, 5))
+        self.assertAlmostEqual(s["stdev"], 2.0)
+        s = xpsstats.summary([4, 1, 3, 2])
+        self.assertEqual(s["median"], 2.5)
+        self.assertAlmostEqual(s["stdev"], math.sqrt(5.0 / 3.0))
+
+    def test_compare_significant(self):
+        c = xpsstats.compare([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])
+        # pooled s = sqrt(2.5), err = t(8) * s * sqrt(2/5) = 2.306
+        self.assertAlmostEqual(c["err"], 2.306, places=3)
+        self.assertAlmostEqual(c["pct"], 500.0 / 3.0)
+        self.assertTrue(c["significant"])
+
+    def test_compare_not_significant(self):
+        c = xpsstats.compare([10, 12, 11, 9, 13], [11, 12, 10, 12, 11])
+        self.assertFalse(c["significant"])
+
+    def test_compare_single_sample(self):
+        c = xpsstats.compare([10], [12, 13])
+        self.assertIsNone(c["significant"])
+        self.assertAlmostEqual(c["pct"], 25.0)
+
+    def test_load_rejects_bad_lines(self):
+        with self.assertRaises(ValueError):
+            xpsstats.load(['{"bench": "b", "metric": "m", "value": 1}'])
+        with self.assertRaises(ValueError):
+            xpsstats.load(["not json"])
+        self.assertEqual(xpsstats.load(["", " "]), [])
+
+    def test_report_groups_by_variant_and_params(self):
+        lines = []
+        for run in range(3):
+            for var, params, val in (("stock", {}, 100 + run),
+                                     ("xps", {"feature_persistent": 0}, 90 + run),
+                                     ("xps", {"feature_persistent": 1}, 130 + run)):
+                lines.append(json.dumps({"bench": "fio", "metric": "iops", "unit": "IO/s",
+                                         "variant": var, "params": params,
+                                         "run": run, "value": val,
+                                         "higher_is_better": True}))
+        out = xpsstats.report(xpsstats.load(lines))
+        rows = out.splitlines()
+        self.assertIn("baseline: stock", rows[0])
+        self.assertTrue(rows[2].startswith("stock "))
+        self.assertIn("xps[feature_persistent=0]", rows[3])
+        self.assertIn("-9.90", rows[3])  # 91 vs 101
+        self.assertIn("+29.70", rows[4])  # 131 vs 101
+        self.assertTrue(rows[4].rstrip().endswith("yes"))
+
+
+class Result(unittest.TextTestResult):
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        print("PASS: tools/%s" % test._testMethodName)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        print("FAIL: tools/%s %s" % (test._testMethodName, err[1]))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        print("FAIL: tools/%s error: %s" % (test._testMethodName, err[1]))
+
+
+if __name__ == "__main__":
+    runner = unittest.TextTestRunner(resultclass=Result, stream=open(os.devnull, "w"))
+    res = runner.run(unittest.defaultTestLoader.loadTestsFromTestCase(Stats))
+    sys.exit(0 if res.wasSuccessful() else 1)
