@@ -10,7 +10,6 @@
 #   make w1                 W=1 build, any warning in our files fails
 #   make matrix             build against every Debian header set we can get
 #   make lab                boot the real-Xen QEMU lab with the suite loaded
-#   make bench              benchmarks (never part of check)
 #   make clean | distclean  distclean also drops the lab and matrix caches
 #
 # DKMS passes KDIR (and KVER); the running kernel is only a default.
@@ -25,13 +24,13 @@ export XPS_CACHE
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(SRC) -j$(JOBS)
 
-.PHONY: all modules compat clean distclean unit style sparse w1 matrix \
-	lab lab-images check bench help
+.PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
+	lab lab-images check help
 
 all: modules
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,15p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
@@ -75,15 +74,15 @@ w1: compat
 matrix:
 	scripts/matrix.sh
 
-lab-images:
+# Installs host packages with apt when one is missing (needs root then).
+deps:
+	@scripts/install-deps.sh
+
+lab-images: deps
 	tests/lab/lab images
 
-lab:
-	scripts/lab-modules.sh
-	tests/lab/lab run --modules $(SRC)/build/lab-modules smoke grant-pool
+lab: deps
+	scripts/check.sh lab
 
-check:
+check: deps
 	scripts/check.sh
-
-bench:
-	scripts/bench/run.sh
