@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Copyright (C) 2026 xen-pv-suite developers
+ *
+ * xen-grant-pool: grant handling shared by the xen-pv-suite drivers.
+ *
+ * Frontend side: a pool of pages persistently granted to one backend.
+ * Slots (4 KB grant chunks) are taken per request and given back; data
+ * is copied through them.  Growing the pool allocates and grants and may
+ * sleep; get and put never allocate and may be called with IRQs off.
+ * Destroying the pool ends every grant with a checked revoke: pages the
+ * backend still maps are never freed or reused but retried later.
+ *
+ * Backend side: a cache of mapped grants keyed by (domid, gref) with a
+ * hard cap on mapped entries per device and LRU purge of idle entries.
+ *
+ * Statistics: /sys/kernel/debug/xen-grant-pool/<name>/stats.
+ */
+#ifndef XEN_PV_SUITE_GRANT_POOL_H
+#define XEN_PV_SUITE_GRANT_POOL_H
+
+#include <linux/types.h>
+#include <xen/grant_table.h>
+#include <xen-pv-suite/xgp_core.h>
+#include <xen-pv-suite/xgp_chunk.h>
+
+/* Longest pool or cache name, including the NUL; also the debugfs dir. */
+#define XGP_NAME_LEN		32
+
+/* xgp_front_pool_create() flags */
+#define XGP_FRONT_READONLY	0x1U	/* backend may only read the pages */
+
+struct xgp_front_pool;
+struct xgp_back_cache;
+
+struct xgp_front_pool *xgp_front_pool_create(const char *name, domid_t domid,
+					     unsigned int max_slots,
+					     unsigned int flags);
+void xgp_front_pool_destroy(struct xgp_front_pool *pool);
+int xgp_front_prefill(struct xgp_front_pool *pool, unsigned int nr_free,
+		      gfp_t gfp);
+struct xgp_slot *xgp_front_get(struct xgp_front_pool *pool);
+void xgp_front_put(struct xgp_front_pool *pool, struct xgp_slot *slot);
+void xgp_front_pool_stats(struct xgp_front_pool *pool,
+			  struct xgp_front_stats *out);
+
+struct xgp_back_cache *xgp_back_cache_create(const char *name, domid_t domid,
+					     unsigned int cap);
+void xgp_back_cache_destroy(struct xgp_back_cache *cache);
+struct xgp_back_entry *xgp_back_lookup(struct xgp_back_cache *cache,
+				       grant_ref_t gref);
+int xgp_back_map(struct xgp_back_cache *cache, const grant_ref_t *grefs,
+		 unsigned int n, struct xgp_back_entry **out, bool readonly);
+void xgp_back_put(struct xgp_back_cache *cache, struct xgp_back_entry *entry);
+unsigned int xgp_back_purge(struct xgp_back_cache *cache, unsigned int nr);
+void xgp_back_cache_stats(struct xgp_back_cache *cache,
+			  struct xgp_back_stats *out);
+
+#endif /* XEN_PV_SUITE_GRANT_POOL_H */

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copyright (C) 2026 xen-pv-suite developers
+ *
+ * Backend mapped-grant cache: the exported API around the pure core in
+ * xgp_back_core.c, and the grant map/unmap hypercall batches.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/string.h>
+#include <xen/grant_table.h>
+#include <xen/interface/xen.h>
+#include "internal.h"
+
+/* Unmap ops per hypercall; small enough for the stack. */
+#define XGP_UNMAP_CHUNK	16
+
+static void xgp_cache_lock(void *priv)
+	__acquires(&cache->lock)
+{
+	struct xgp_back_cache *cache = priv;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cache->lock, flags);
+	cache->irqflags = flags;
+}
+
+static void xgp_cache_unlock(void *priv)
+	__releases(&cache->lock)
+{
+	struct xgp_back_cache *cache = priv;
+
+	spin_unlock_irqrestore(&cache->lock, cache->irqflags);
+}
+
+static void *xgp_kaddr(struct page *page)
+{
+	return pfn_to_kaddr(page_to_pfn(page));
+}
+
+/*
+ * Unmap up to XGP_UNMAP_CHUNK entries and free the pages that unmapped.
+ * A page whose unmap failed may still hold the foreign frame: leak it.
+ */
+static unsigned int xgp_unmap_chunk(struct xgp_back_cache *cache,
+				    struct xgp_back_entry **e, unsigned int n)
+{
+	struct gnttab_unmap_grant_ref unmap[XGP_UNMAP_CHUNK];
+	struct page *pages[XGP_UNMAP_CHUNK];
+	struct gntab_unmap_queue_data data = {
+		.unmap_ops = unmap,
+		.kunmap_ops = NULL,
+		.pages = pages,
+		.count = n,
+	};
+	unsigned int i, failed = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		gnttab_set_unmap_op(&unmap[i],
+				    (unsigned long)xgp_kaddr(e[i]->page),
+				    GNTMAP_host_map, e[i]->handle);
+		pages[i] = e[i]->page;
+	}
+	/* Waits for in-flight users of the pages (e.g. network skbs). */
+	ret = gnttab_unmap_refs_sync(&data);
+	for (i = 0; i < n; i++) {
+		if (ret || unmap[i].status != GNTST_okay) {
+			pr_err("cache %s: unmap of gref %u from domain %u failed (%d/%d), leaking its page\n",
+			       cache->name, e[i]->gref, e[i]->domid, ret,
+			       unmap[i].status);
+			failed++;
+			continue;
+		}
+		gnttab_free_pages(1, &pages[i]);
+	}
+	return failed;
+}
+
+static unsigned int xgp_unmap(void *priv, struct xgp_back_entry **e,
+			      unsigned int n)
+{
+	unsigned int done, failed = 0;
+
+	for (done = 0; done < n; done += XGP_UNMAP_CHUNK)
+		failed += xgp_unmap_chunk(priv, e + done,
+					  min(n - done, XGP_UNMAP_CHUNK));
+	return failed;
+}
+
+static void xgp_map_fail_all(struct xgp_back_entry **e, unsigned int n,
+			     int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		e[i]->status = err;
+}
+
+/*
+ * Entries that failed to map must not keep a page.  One that did map
+ * although the batch as a whole failed is unmapped again right away.
+ */
+static void xgp_map_collect(struct xgp_back_cache *cache,
+			    struct xgp_back_entry **e,
+			    struct gnttab_map_grant_ref *ops,
+			    struct page **pages, unsigned int n, int ret)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		e[i]->page = pages[i];
+		e[i]->vaddr = xgp_kaddr(pages[i]);
+		e[i]->handle = ops[i].handle;
+		e[i]->status = 0;
+		if (!ret && ops[i].status == GNTST_okay)
+			continue;
+		pr_err_ratelimited("cache %s: map of gref %u from domain %u failed (%d/%d)\n",
+				   cache->name, e[i]->gref, e[i]->domid, ret,
+				   ops[i].status);
+		if (ops[i].status == GNTST_okay)
+			xgp_unmap_chunk(cache, &e[i], 1);
+		else
+			gnttab_free_pages(1, &pages[i]);
+		e[i]->page = NULL;
+		e[i]->vaddr = NULL;
+		e[i]->status = -EIO;
+	}
+}
+
+static void xgp_map(void *priv, struct xgp_back_entry **e, unsigned int n)
+{
+	struct xgp_back_cache *cache = priv;
+	struct gnttab_map_grant_ref *ops;
+	struct page **pages;
+	unsigned int i;
+	u32 flags;
+	int ret;
+
+	ops = kcalloc(n, sizeof(*ops), GFP_NOIO);
+	pages = kcalloc(n, sizeof(*pages), GFP_NOIO);
+	if (!ops || !pages || gnttab_alloc_pages(n, pages)) {
+		xgp_map_fail_all(e, n, -ENOMEM);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		flags = GNTMAP_host_map;
+		if (e[i]->readonly)
+			flags |= GNTMAP_readonly;
+		gnttab_set_map_op(&ops[i], (unsigned long)xgp_kaddr(pages[i]),
+				  flags, e[i]->gref, e[i]->domid);
+	}
+	ret = gnttab_map_refs(ops, NULL, pages, n);
+	xgp_map_collect(cache, e, ops, pages, n, ret);
+out:
+	kfree(pages);
+	kfree(ops);
+}
+
+static const struct xgp_back_ops xgp_back_kops = {
+	.lock = xgp_cache_lock,
+	.unlock = xgp_cache_unlock,
+	.map = xgp_map,
+	.unmap = xgp_unmap,
+};
+
+/**
+ * xgp_back_cache_create - create a mapped-grant cache for one device
+ * @name: unique name, also the debugfs directory (< XGP_NAME_LEN, no '/')
+ * @domid: frontend domain whose grants are mapped
+ * @cap: hard upper bound of mapped entries; 0 for the module default
+ *
+ * May sleep.  Return: the cache, or ERR_PTR(-EINVAL, -EEXIST, -ENOMEM).
+ */
+struct xgp_back_cache *xgp_back_cache_create(const char *name, domid_t domid,
+					     unsigned int cap)
+{
+	struct xgp_back_cache *cache;
+	int err;
+
+	might_sleep();
+	if (!xgp_valid_name(name) || domid >= DOMID_FIRST_RESERVED)
+		return ERR_PTR(-EINVAL);
+	if (!cap)
+		cap = max(READ_ONCE(xgp_back_cap), 1U);
+
+	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
+	if (!cache)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&cache->lock);
+	strscpy(cache->name, name, sizeof(cache->name));
+	xgp_back_core_init(&cache->core, &xgp_back_kops, cache, GFP_NOIO,
+			   domid, cap);
+	err = xgp_register_cache(cache);
+	if (err) {
+		kfree(cache);
+		return ERR_PTR(err);
+	}
+	return cache;
+}
+EXPORT_SYMBOL_GPL(xgp_back_cache_create);
+
+/**
+ * xgp_back_cache_release - unmap everything and free the cache
+ * @cache: cache
+ *
+ * Return: the number of entries unmapped.
+ */
+unsigned int xgp_back_cache_release(struct xgp_back_cache *cache)
+{
+	struct xgp_back_stats st;
+	unsigned int n;
+
+	xgp_unregister_cache(cache);
+	n = xgp_back_core_purge(&cache->core, UINT_MAX);
+	xgp_back_core_stats(&cache->core, &st);
+	/* In flight means the page may be under I/O: never unmap it here. */
+	if (st.in_use)
+		pr_err("cache %s: destroyed with %llu entries still in use, leaking their mappings\n",
+		       cache->name, st.in_use);
+	kfree(cache);
+	return n;
+}
+
+/**
+ * xgp_back_cache_destroy - unmap all entries and free the cache
+ * @cache: cache (NULL or an ERR_PTR is ignored); every entry must be put
+ *
+ * May sleep.
+ */
+void xgp_back_cache_destroy(struct xgp_back_cache *cache)
+{
+	if (IS_ERR_OR_NULL(cache))
+		return;
+	xgp_back_cache_release(cache);
+}
+EXPORT_SYMBOL_GPL(xgp_back_cache_destroy);
+
+/**
+ * xgp_back_lookup - find a mapped grant and take a reference
+ * @cache: cache
+ * @gref: grant reference of the cache's frontend domain
+ *
+ * Any context.  Return: the entry, or NULL on a miss.
+ */
+struct xgp_back_entry *xgp_back_lookup(struct xgp_back_cache *cache,
+				       grant_ref_t gref)
+{
+	return xgp_back_core_lookup(&cache->core, gref);
+}
+EXPORT_SYMBOL_GPL(xgp_back_lookup);
+
+/**
+ * xgp_back_map - get referenced mappings of a batch of grants
+ * @cache: cache
+ * @grefs: grant references of the frontend domain
+ * @n: number of grefs, 1 .. XGP_BACK_MAX_BATCH
+ * @out: receives one entry per gref; the data is at ->vaddr (offset 0)
+ * @readonly: the request only reads the granted memory
+ *
+ * Cached grants are reused, the others are mapped in one batch.  If the
+ * cap would be exceeded, least recently used idle entries are unmapped
+ * first; in-use entries never are.  All or nothing: on error no
+ * reference is held and @out is all NULL.  May sleep (process context).
+ *
+ * Return: 0, -EINVAL, -EACCES (write through a read-only mapping),
+ * -ENOSPC (cap reached by in-use entries), -ENOMEM or -EIO.
+ */
+int xgp_back_map(struct xgp_back_cache *cache, const grant_ref_t *grefs,
+		 unsigned int n, struct xgp_back_entry **out, bool readonly)
+{
+	might_sleep();
+	return xgp_back_core_map(&cache->core, grefs, n, out, readonly);
+}
+EXPORT_SYMBOL_GPL(xgp_back_map);
+
+/**
+ * xgp_back_put - drop a reference taken by lookup or map
+ * @cache: cache the entry belongs to
+ * @entry: entry
+ *
+ * Any context.  The entry stays mapped and becomes purgeable when idle.
+ */
+void xgp_back_put(struct xgp_back_cache *cache, struct xgp_back_entry *entry)
+{
+	if (xgp_back_core_put(&cache->core, entry))
+		pr_err_ratelimited("cache %s: refused put of an entry without references\n",
+				   cache->name);
+}
+EXPORT_SYMBOL_GPL(xgp_back_put);
+
+/**
+ * xgp_back_purge - unmap idle entries, least recently used first
+ * @cache: cache
+ * @nr: how many at most; 0 for the purge_batch module parameter
+ *
+ * May sleep.  Return: the number of entries unmapped.
+ */
+unsigned int xgp_back_purge(struct xgp_back_cache *cache, unsigned int nr)
+{
+	might_sleep();
+	if (!nr)
+		nr = READ_ONCE(xgp_purge_batch);
+	return xgp_back_core_purge(&cache->core, nr);
+}
+EXPORT_SYMBOL_GPL(xgp_back_purge);
+
+/**
+ * xgp_back_cache_stats - snapshot a cache's statistics
+ * @cache: cache
+ * @out: counters and gauges
+ */
+void xgp_back_cache_stats(struct xgp_back_cache *cache,
+			  struct xgp_back_stats *out)
+{
+	xgp_back_core_stats(&cache->core, out);
+}
+EXPORT_SYMBOL_GPL(xgp_back_cache_stats);

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copyright (C) 2026 xen-pv-suite developers
+ *
+ * Backend mapped-grant cache bookkeeping (pure: builds in userspace too).
+ *
+ * A backend keeps grants it mapped once, keyed by (domid, gref), so a
+ * frontend using persistent grants costs one map per gref, not one per
+ * request.  Entries in use by an in-flight request hold a reference and
+ * are never purged; idle entries sit on an LRU list.  The number of
+ * mapped entries has a hard cap: the guest chooses the grefs, and must
+ * not be able to make this domain map unbounded memory.
+ */
+#include <xen-pv-suite/xgp_core.h>
+
+/* Entries unmapped per ->unmap call; bounds the on-stack batch. */
+#define XGP_BACK_UNMAP_BATCH	32
+
+void xgp_back_core_init(struct xgp_back_core *c, const struct xgp_back_ops *ops,
+			void *priv, gfp_t gfp, u16 domid, unsigned int cap)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->ops = ops;
+	c->priv = priv;
+	c->gfp = gfp;
+	c->domid = domid;
+	c->cap = cap;
+	INIT_LIST_HEAD(&c->lru);
+	for (i = 0; i < ARRAY_SIZE(c->hash); i++)
+		INIT_HLIST_HEAD(&c->hash[i]);
+}
+
+static struct hlist_head *xgp_back_bucket(struct xgp_back_core *c, u32 gref)
+{
+	u32 key = (gref ^ ((u32)c->domid << 20)) * 0x9E3779B1U;
+
+	return &c->hash[key >> (32 - XGP_BACK_HASH_BITS)];
+}
+
+static struct xgp_back_entry *xgp_back_find(struct xgp_back_core *c, u32 gref)
+{
+	struct xgp_back_entry *e;
+
+	hlist_for_each_entry(e, xgp_back_bucket(c, gref), hnode)
+		if (e->gref == gref && e->domid == c->domid)
+			return e;
+	return NULL;
+}
+
+/* Take a reference; an idle entry leaves the LRU.  Called locked. */
+static void xgp_back_hold(struct xgp_back_core *c, struct xgp_back_entry *e)
+{
+	if (!e->refs++) {
+		list_del_init(&e->lru);
+		c->nr_idle--;
+	}
+}
+
+/* Drop a reference; the last one makes the entry idle.  Called locked. */
+static void xgp_back_release(struct xgp_back_core *c, struct xgp_back_entry *e)
+{
+	if (!--e->refs) {
+		list_add_tail(&e->lru, &c->lru);
+		c->nr_idle++;
+	}
+}
+
+/* Move up to @nr idle entries, oldest first, to @victims.  Locked. */
+static unsigned int xgp_back_detach_idle(struct xgp_back_core *c,
+					 unsigned int nr,
+					 struct list_head *victims)
+{
+	struct xgp_back_entry *e;
+	unsigned int n = 0;
+
+	while (n < nr && !list_empty(&c->lru)) {
+		e = list_first_entry(&c->lru, struct xgp_back_entry, lru);
+		list_move_tail(&e->lru, victims);
+		hlist_del_init(&e->hnode);
+		c->nr_idle--;
+		c->nr_mapped--;
+		n++;
+	}
+	return n;
+}
+
+/* Unmap and free detached entries in batches.  Called unlocked. */
+static void xgp_back_unmap_list(struct xgp_back_core *c,
+				struct list_head *list)
+{
+	struct xgp_back_entry *batch[XGP_BACK_UNMAP_BATCH];
+	unsigned int i, n, done = 0, failed = 0;
+
+	while (!list_empty(list)) {
+		n = 0;
+		while (n < XGP_BACK_UNMAP_BATCH && !list_empty(list)) {
+			batch[n] = list_first_entry(list, struct xgp_back_entry,
+						    lru);
+			list_del_init(&batch[n]->lru);
+			n++;
+		}
+		failed += c->ops->unmap(c->priv, batch, n);
+		done += n;
+		for (i = 0; i < n; i++)
+			kfree(batch[i]);
+	}
+	if (!done)
+		return;
+	c->ops->lock(c->priv);
+	c->stats.unmapped += done - failed;
+	c->stats.unmap_failures += failed;
+	c->ops->unlock(c->priv);
+}
+
+/**
+ * xgp_back_core_lookup - find a mapped grant and take a reference
+ * @c: cache
+ * @gref: grant reference of the cache's domain
+ *
+ * Return: the entry (release it with xgp_back_core_put()), or NULL.
+ */
+struct xgp_back_entry *xgp_back_core_lookup(struct xgp_back_core *c, u32 gref)
+{
+	struct xgp_back_entry *e;
+
+	c->ops->lock(c->priv);
+	e = xgp_back_find(c, gref);
+	if (e) {
+		xgp_back_hold(c, e);
+		c->stats.hits++;
+	} else {
+		c->stats.misses++;
+	}
+	c->ops->unlock(c->priv);
+	return e;
+}
+
+/**
+ * xgp_back_core_put - drop a reference taken by lookup or map
+ * @c: cache
+ * @e: entry
+ *
+ * Return: 0, or -EINVAL if @e holds no reference (nothing changes).
+ */
+int xgp_back_core_put(struct xgp_back_core *c, struct xgp_back_entry *e)
+{
+	int ret = 0;
+
+	c->ops->lock(c->priv);
+	if (!e || !e->refs) {
+		c->stats.bad_puts++;
+		ret = -EINVAL;
+	} else {
+		xgp_back_release(c, e);
+	}
+	c->ops->unlock(c->priv);
+	return ret;
+}
+
+/**
+ * xgp_back_core_purge - unmap up to @nr idle entries, oldest first
+ * @c: cache
+ * @nr: how many; UINT_MAX for all idle entries
+ *
+ * Entries in use are never touched.  May sleep (->unmap).
+ *
+ * Return: the number of entries purged.
+ */
+unsigned int xgp_back_core_purge(struct xgp_back_core *c, unsigned int nr)
+{
+	unsigned int n;
+	LIST_HEAD(victims);
+
+	c->ops->lock(c->priv);
+	n = xgp_back_detach_idle(c, nr, &victims);
+	c->stats.purges += n;
+	c->ops->unlock(c->priv);
+	xgp_back_unmap_list(c, &victims);
+	return n;
+}
+
+static void xgp_back_drop_all(struct xgp_back_core *c,
+			      struct xgp_back_entry **out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (out[i])
+			xgp_back_release(c, out[i]);
+		out[i] = NULL;
+	}
+}
+
+/*
+ * Phase 1, locked: reference the hits, count the misses and make room
+ * for them under the cap, evicting idle entries onto @victims.
+ * Returns the number of misses (reserved) or -errno.
+ */
+static int xgp_back_prepare(struct xgp_back_core *c, const u32 *grefs,
+			    unsigned int n, struct xgp_back_entry **out,
+			    bool readonly, struct list_head *victims)
+{
+	struct xgp_back_entry *e;
+	unsigned int i, nmiss = 0, want;
+
+	for (i = 0; i < n; i++) {
+		e = xgp_back_find(c, grefs[i]);
+		if (!e) {
+			c->stats.misses++;
+			nmiss++;
+			continue;
+		}
+		if (e->readonly && !readonly) {
+			/* A read-only mapping cannot serve a write. */
+			xgp_back_drop_all(c, out, n);
+			return -EACCES;
+		}
+		xgp_back_hold(c, e);
+		c->stats.hits++;
+		out[i] = e;
+	}
+	want = c->nr_mapped + c->nr_reserved + nmiss;
+	if (want > c->cap) {
+		if (want - c->cap > c->nr_idle) {
+			c->stats.cap_rejects++;
+			xgp_back_drop_all(c, out, n);
+			return -ENOSPC;
+		}
+		c->stats.evictions += xgp_back_detach_idle(c, want - c->cap,
+							   victims);
+	}
+	c->nr_reserved += nmiss;
+	return nmiss;
+}
+
+/* Allocate metadata for the misses of a request, in request order. */
+static struct xgp_back_entry **
+xgp_back_alloc_fresh(struct xgp_back_core *c, const u32 *grefs, unsigned int n,
+		     struct xgp_back_entry **out, unsigned int nmiss,
+		     bool readonly)
+{
+	struct xgp_back_entry **fresh;
+	unsigned int i, k = 0;
+
+	fresh = kcalloc(nmiss, sizeof(*fresh), c->gfp);
+	if (!fresh)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (out[i])
+			continue;
+		fresh[k] = kzalloc(sizeof(*fresh[k]), c->gfp);
+		if (!fresh[k])
+			goto fail;
+		fresh[k]->gref = grefs[i];
+		fresh[k]->domid = c->domid;
+		fresh[k]->readonly = readonly;
+		INIT_LIST_HEAD(&fresh[k]->lru);
+		INIT_HLIST_NODE(&fresh[k]->hnode);
+		k++;
+	}
+	return fresh;
+fail:
+	while (k--)
+		kfree(fresh[k]);
+	kfree(fresh);
+	return NULL;
+}
+
+/*
+ * Phase 3, locked: insert what mapped, reference it in @out.  A gref
+ * that appears twice, or was mapped concurrently, keeps the first
+ * mapping and the duplicate goes to @dups.  Failed entries stay in
+ * @fresh for freeing; inserted ones are cleared from it.
+ */
+static int xgp_back_commit(struct xgp_back_core *c, unsigned int n,
+			   struct xgp_back_entry **out,
+			   struct xgp_back_entry **fresh, unsigned int nmiss,
+			   struct list_head *dups)
+{
+	struct xgp_back_entry *e, *old;
+	unsigned int i, k = 0;
+	int err = 0;
+
+	c->nr_reserved -= nmiss;
+	for (i = 0; i < n; i++) {
+		if (out[i])
+			continue;
+		e = fresh[k++];
+		if (e->status) {
+			c->stats.map_failures++;
+			err = err ?: e->status;
+			continue;
+		}
+		fresh[k - 1] = NULL;
+		old = xgp_back_find(c, e->gref);
+		if (old) {
+			c->stats.dup_maps++;
+			xgp_back_hold(c, old);
+			out[i] = old;
+			list_add_tail(&e->lru, dups);
+			continue;
+		}
+		hlist_add_head(&e->hnode, xgp_back_bucket(c, e->gref));
+		e->refs = 1;
+		c->nr_mapped++;
+		c->stats.inserts++;
+		out[i] = e;
+	}
+	if (err)
+		xgp_back_drop_all(c, out, n);
+	return err;
+}
+
+/**
+ * xgp_back_core_map - look up or map a batch of grants, referencing each
+ * @c: cache
+ * @grefs: grant references
+ * @n: number of grefs, 1 .. XGP_BACK_MAX_BATCH
+ * @out: receives one referenced entry per gref
+ * @readonly: the request only reads the granted memory
+ *
+ * Hits are served from the cache; misses are mapped in one batch.  All
+ * or nothing: on error no reference is held and @out is all NULL, but
+ * grants that did map stay cached (idle).  May sleep.
+ *
+ * Return: 0, -EINVAL, -EACCES (write through a read-only entry),
+ * -ENOSPC (cap reached with no idle entry to evict), -ENOMEM, or the
+ * first map error.
+ */
+int xgp_back_core_map(struct xgp_back_core *c, const u32 *grefs,
+		      unsigned int n, struct xgp_back_entry **out,
+		      bool readonly)
+{
+	struct xgp_back_entry **fresh;
+	unsigned int i;
+	LIST_HEAD(victims);
+	LIST_HEAD(dups);
+	int nmiss, err;
+
+	if (!grefs || !out || !n || n > XGP_BACK_MAX_BATCH)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		out[i] = NULL;
+
+	c->ops->lock(c->priv);
+	nmiss = xgp_back_prepare(c, grefs, n, out, readonly, &victims);
+	c->ops->unlock(c->priv);
+	xgp_back_unmap_list(c, &victims);
+	if (nmiss <= 0)
+		return nmiss;
+
+	fresh = xgp_back_alloc_fresh(c, grefs, n, out, nmiss, readonly);
+	if (fresh)
+		c->ops->map(c->priv, fresh, nmiss);
+
+	c->ops->lock(c->priv);
+	if (fresh) {
+		err = xgp_back_commit(c, n, out, fresh, nmiss, &dups);
+	} else {
+		c->nr_reserved -= nmiss;
+		xgp_back_drop_all(c, out, n);
+		err = -ENOMEM;
+	}
+	c->ops->unlock(c->priv);
+
+	xgp_back_unmap_list(c, &dups);
+	if (fresh) {
+		for (i = 0; i < (unsigned int)nmiss; i++)
+			kfree(fresh[i]);
+		kfree(fresh);
+	}
+	return err;
+}
+
+/**
+ * xgp_back_core_stats - snapshot the counters of a cache
+ * @c: cache
+ * @out: filled with counters and gauges
+ */
+void xgp_back_core_stats(struct xgp_back_core *c, struct xgp_back_stats *out)
+{
+	c->ops->lock(c->priv);
+	*out = c->stats;
+	out->mapped = c->nr_mapped;
+	out->idle = c->nr_idle;
+	out->in_use = c->nr_mapped - c->nr_idle;
+	out->cap = c->cap;
+	c->ops->unlock(c->priv);
+}
