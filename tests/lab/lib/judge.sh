@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# judge.sh - turn a serial log into one PASS:/FAIL: line per step.
+#
+# The guests report steps as XPS-RESULT lines (guest/lib.sh).  The judge
+# adds what a guest cannot report about itself:
+#   cpu-selfcheck  dom0 and the scenario's domUs agreed with the host's
+#                  digests; a mismatch is a LAB FAULT (emulator), not a
+#                  test failure
+#   <step> missing no result line: the boot hung, timed out or crashed
+#   log-clean      no kernel/Xen trouble anywhere in the log
+#   complete       the scenario's end marker and dom0's XPS-DONE arrived
+# Exit: 0 all pass, 1 some failure, 3 a lab fault (results untrustworthy).
+
+# Kernel/Xen trouble, wherever it appears (Xen, dom0 console, domU console
+# tails, dmesg dumps).  BUG/WARNING/Oops only as whole words.
+JUDGE_BAD='(^|[^A-Za-z_])(BUG|WARNING|Oops)([^A-Za-z_]|$)|Call Trace|general protection|soft lockup|hung task|blocked for more than [0-9]+ seconds|Kernel panic'
+# Known-harmless matches, each with the reason it is harmless.
+JUDGE_ALLOW=(
+)
+
+judge_emit() { # judge_emit SCN STEP PASS|FAIL DETAIL
+	if [ "$3" = PASS ]; then
+		echo "PASS: lab/$LAB_ARCH/$1/$2"
+	else
+		echo "FAIL: lab/$LAB_ARCH/$1/$2${4:+ $4}"
+		JUDGE_FAILS=$((JUDGE_FAILS + 1))
+	fi
+}
+
+# judge_run DIR SCENARIO...: judge DIR/serial.log; writes DIR/results.txt.
+judge_run() {
+	local dir=$1; shift
+	local log=$dir/clean.log s fn step steps line verdict detail bad a d
+	[ -f "$dir/serial.log" ] || die "no $dir/serial.log"
+	JUDGE_FAILS=0; JUDGE_LABFAULT=0
+	# Serial output has CRs and, around resets, NULs.
+	tr -d '\r\000' <"$dir/serial.log" >"$log"
+	# File each guest's dmesg dump separately for reading.
+	awk '/XPS-DMESG-BEGIN / { f = $NF; gsub(/[^A-Za-z0-9_.-]/, "_", f); f = dir "/dmesg-" f ".txt"; next }
+	     /XPS-DMESG-END / { f = ""; next }
+	     f != "" { sub(/^\[domU:[^]]*\] /, ""); print > f }' dir="$dir" "$log"
+	# Offending lines, minus our own structured lines and the allow list.
+	grep -nE "$JUDGE_BAD" "$log" | grep -vE 'XPS-(RESULT|SELFCHECK|LABFAULT) ' >"$dir/bad-lines.txt" || true
+	for a in "${JUDGE_ALLOW[@]}"; do
+		grep -vE "$a" "$dir/bad-lines.txt" >"$dir/bad-lines.tmp" || true
+		mv "$dir/bad-lines.tmp" "$dir/bad-lines.txt"
+	done
+	{
+	for s in "$@"; do
+		fn=${s//-/_}
+		steps=$(scenario_var "$s" steps)
+		# domU names of this scenario, for attributing their log lines.
+		local domus
+		domus=$(grep -oE "XPS-DOMU [^ ]+ $s " "$log" | awk '{ print $2 }' | xargs)
+		for step in $steps; do
+			if [ "$step" = cpu-selfcheck ]; then
+				line=$(grep -oE "XPS-LABFAULT ($s|\*) .*" "$log" | head -n1 || true)
+				if [ -n "$line" ]; then
+					JUDGE_LABFAULT=1
+					judge_emit "$s" "$step" FAIL "LAB FAULT (emulator, not the driver): ${line#XPS-LABFAULT }"
+				elif grep -q 'XPS-SELFCHECK \* dom0 OK' "$log" && grep -qE "XPS-SELFCHECK $s [^ ]+ OK" "$log"; then
+					judge_emit "$s" "$step" PASS
+				else
+					judge_emit "$s" "$step" FAIL "no self-check result from dom0 and a $s domU (boot stopped early?)"
+				fi
+				continue
+			fi
+			line=$(grep -oE "XPS-RESULT $s/$step (PASS|FAIL).*" "$log" | grep -m1 ' FAIL' ||
+			       grep -oE -m1 "XPS-RESULT $s/$step (PASS|FAIL).*" "$log" || true)
+			if [ -z "$line" ]; then
+				judge_emit "$s" "$step" FAIL "no result (hang, crash or timeout; see $dir/serial.log)"
+				continue
+			fi
+			read -r _ _ verdict detail <<<"$line"
+			judge_emit "$s" "$step" "$verdict" "$detail"
+			if [ "$verdict" = PASS ] && [ -n "$detail" ]; then echo "INFO: lab/$LAB_ARCH/$s/$step $detail"; fi
+		done
+		# Results the scenario reported beyond its declared steps (setup
+		# failures, timeouts) are failures worth seeing, or extra passes.
+		while read -r _ step verdict detail; do
+			step=${step#$s/}
+			case " $steps " in *" $step "*) continue ;; esac
+			judge_emit "$s" "$step" "$verdict" "$detail"
+		done < <(grep -oE "XPS-RESULT $s/[^ ]+ (PASS|FAIL).*" "$log" || true)
+		# log-clean: Xen/dom0 lines count for every scenario, a domU's
+		# lines for its own scenario.
+		bad=$(grep -v '\[domU:' "$dir/bad-lines.txt" || true)
+		for d in $domus; do bad="$bad"$'\n'"$(grep -F "[domU:$d]" "$dir/bad-lines.txt" || true)"; done
+		bad=$(echo "$bad" | grep . | cut -d: -f2- | cut -c1-160 || true)
+		if [ -z "$bad" ]; then
+			judge_emit "$s" log-clean PASS
+		else
+			judge_emit "$s" log-clean FAIL "$(echo "$bad" | wc -l) line(s), first: $(echo "$bad" | head -n1)"
+			echo "$bad" | head -n 10 | sed "s|^|INFO: lab/$LAB_ARCH/$s/log-clean |"
+		fi
+		line=$(grep -oE "XPS-SCENARIO-END $s [0-9]+" "$log" || true)
+		if [ -z "$line" ]; then
+			judge_emit "$s" complete FAIL "no end marker (hang, crash or QEMU timeout)"
+		elif ! grep -q '^XPS-DONE' "$log"; then
+			judge_emit "$s" complete FAIL "dom0 never reached XPS-DONE (hang after the scenario?)"
+		else
+			judge_emit "$s" complete PASS
+			echo "TIME: scenario/$s ${line##* }s"
+		fi
+	done
+	echo "SUMMARY: $JUDGE_FAILS failure(s)$([ $JUDGE_LABFAULT = 0 ] || echo ', LAB FAULT: the emulated CPU failed its self-check')"
+	[ $JUDGE_LABFAULT = 0 ] || return 3
+	[ $JUDGE_FAILS = 0 ] || return 1
+	} | tee "$dir/results.txt"
+	return "${PIPESTATUS[0]}"
+}

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# overlay.sh - per-run initramfs overlays on top of the cached base images.
+#
+# The kernel unpacks concatenated cpio archives in order, later files
+# replacing earlier ones, so a run only archives its own small files
+# (init scripts, scenarios, the suite's .ko files) and appends them:
+#   dom0.cpio = dom0-base.cpio.gz + pad + dom0 overlay (includes domU.cpio)
+#   domU.cpio = domU-base.cpio + domU overlay          (uncompressed)
+
+# overlay_tree DIR ROLE KVER MODULES SCENARIOS...: populate one overlay.
+overlay_tree() {
+	local d=$1 role=$2 kver=$3 modules=$4 s; shift 4
+	mkdir -p "$d/xps/scenarios"
+	install -m 0755 "$LAB_DIR/guest/$role-init" "$d/init"
+	cp "$LAB_DIR/guest/lib.sh" "$d/xps/lib.sh"
+	for s in "$@"; do cp "$LAB_DIR/scenarios/$s.sh" "$d/xps/scenarios/"; done
+	printf 'SCENARIOS="%s"\nKVER=%s\n' "$*" "$kver" >"$d/xps/run.conf"
+	# The CPU self-check compares the guests' digests with the host's.
+	seq 1 200000 | sha256sum | cut -d' ' -f1 >"$d/xps/selfcheck.sha256"
+	if [ -n "$modules" ]; then
+		mkdir -p "$d/lib/modules/$kver/updates/xen-pv-suite"
+		find "$modules" -name '*.ko' -exec cp {} "$d/lib/modules/$kver/updates/xen-pv-suite/" \;
+	fi
+}
+
+# check_modules DIR KVER: refuse .ko files built for another kernel (they
+# would fail to load in the guests and look like a driver bug).
+check_modules() {
+	local dir=$1 kver=$2 ko vm n=0
+	[ -d "$dir" ] || die "--modules $dir: no such directory"
+	while IFS= read -r ko; do
+		vm=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)
+		[ "$vm" = "$kver" ] || die "$ko was built for '$vm', the lab boots $kver (make KDIR=/usr/src/linux-headers-$kver)"
+		n=$((n + 1))
+	done < <(find "$dir" -name '*.ko')
+	log "modules: $n .ko file(s) from $dir"
+}
+
+# overlay_build IMAGES WORK MODULES SCENARIOS...: writes WORK/dom0.cpio.
+overlay_build() {
+	local img=$1 work=$2 modules=$3 kver size; shift 3
+	kver=$(sed -n 's/^kver=//p' "$img/manifest")
+	[ -z "$modules" ] || check_modules "$modules" "$kver"
+	rm -rf "$work"; mkdir -p "$work/o-domU" "$work/o-dom0/xps"
+	overlay_tree "$work/o-domU" domU "$kver" "$modules" "$@"
+	overlay_tree "$work/o-dom0" dom0 "$kver" "$modules" "$@"
+	{ cat "$img/domU-base.cpio"; cpio_of "$work/o-domU"; } >"$work/o-dom0/xps/domU.cpio"
+	cp "$img/dom0-base.cpio.gz" "$work/dom0.cpio"
+	# The kernel only looks for the next cpio header at a 4-byte aligned
+	# offset after a compressed member; zero bytes in between are skipped.
+	size=$(stat -c %s "$work/dom0.cpio")
+	head -c $(( (4 - size % 4) % 4 )) /dev/zero >>"$work/dom0.cpio"
+	cpio_of "$work/o-dom0" >>"$work/dom0.cpio"
+	rm -rf "$work/o-domU" "$work/o-dom0"
+}
