@@ -57,6 +57,12 @@ static inline void xgp_chunk_iter_init(struct xgp_chunk_iter *it,
  * @it: iterator set up by xgp_chunk_iter_init()
  * @c: filled with the chunk
  *
+ * Typical use::
+ *
+ *	xgp_chunk_iter_init(&it, bv->bv_offset, bv->bv_len);
+ *	while (xgp_chunk_next(&it, &c))
+ *		grant chunk c.sub of page nth_page(bv->bv_page, c.page_idx);
+ *
  * Return: true if @c was filled, false once the buffer is exhausted.
  */
 static inline bool xgp_chunk_next(struct xgp_chunk_iter *it,
@@ -98,16 +104,6 @@ static inline unsigned long xgp_chunk_count(unsigned long offset,
 	last = (offset + len - 1) >> XGP_GRANT_SHIFT;
 	return last - first + 1;
 }
-
-/**
- * xgp_for_each_chunk - walk a buffer one grant chunk at a time
- * @c: struct xgp_chunk filled on each iteration
- * @it: struct xgp_chunk_iter used as cursor
- * @offset: byte offset of the data in its first page
- * @len: length in bytes
- */
-#define xgp_for_each_chunk(c, it, offset, len)				\
-	for (xgp_chunk_iter_init(it, offset, len); xgp_chunk_next(it, c); )
 
 /*
  * Self-test pattern: 32-bit word @j of slot @slot, stored little endian,

@@ -36,8 +36,8 @@
 
 /* Xen grants always cover 4 KB, whatever the guest page size. */
 #define XGP_GRANT_SHIFT		12
-#define XGP_GRANT_SIZE		(1U << XGP_GRANT_SHIFT)
-#define XGP_PAGE_SIZE		(1UL << XGP_PAGE_SHIFT)
+#define XGP_GRANT_SIZE		4096U	/* 1 << XGP_GRANT_SHIFT */
+#define XGP_PAGE_SIZE		((unsigned long)XGP_GRANT_SIZE * XGP_GRANTS_PER_PAGE)
 #define XGP_GRANTS_PER_PAGE	(1U << (XGP_PAGE_SHIFT - XGP_GRANT_SHIFT))
 
 #endif /* XEN_PV_SUITE_XGP_PORT_H */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copyright (C) 2026 xen-pv-suite developers
+ *
+ * Test harness and fakes.  The fakes check the core's contract on every
+ * call: ops are never called with a lock held, a page is never freed
+ * while a grant points into it, a grant is never ended twice, an entry
+ * in use is never unmapped.
+ */
+#include <stdarg.h>
+#include "harness.h"
+
+int xt_failed;
+static char xt_why[512];
+u64 xt_seed;
+
+void xt_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (xt_failed++)
+		return;
+	n = snprintf(xt_why, sizeof(xt_why), "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	vsnprintf(xt_why + n, sizeof(xt_why) - n, fmt, ap);
+	va_end(ap);
+}
+
+const char *xt_reason(void)
+{
+	return xt_why;
+}
+
+/* xorshift64*: reproducible from the printed seed. */
+u64 xt_rand(void)
+{
+	xt_seed ^= xt_seed >> 12;
+	xt_seed ^= xt_seed << 25;
+	xt_seed ^= xt_seed >> 27;
+	return xt_seed * 0x2545F4914F6CDD1DULL;
+}
+
+unsigned int xt_below(unsigned int n)
+{
+	return n ? (unsigned int)(xt_rand() % n) : 0;
+}
+
+/* ------------------------------------------------------------ front */
+
+struct fake_front ff;
+
+static void ff_assert_unlocked(const char *op)
+{
+	XT_EXPECT(!ff.pool_locked && !ff.deferred_locked,
+		  "%s called with a lock held", op);
+}
+
+static void ff_pool_lock(void *priv)
+{
+	XT_EXPECT(!ff.pool_locked, "pool lock taken recursively");
+	ff.pool_locked = true;
+}
+
+static void ff_pool_unlock(void *priv)
+{
+	XT_EXPECT(ff.pool_locked, "pool unlock without lock");
+	ff.pool_locked = false;
+}
+
+static void ff_def_lock(void *priv)
+{
+	XT_EXPECT(!ff.deferred_locked, "deferred lock taken recursively");
+	ff.deferred_locked = true;
+}
+
+static void ff_def_unlock(void *priv)
+{
+	XT_EXPECT(ff.deferred_locked, "deferred unlock without lock");
+	ff.deferred_locked = false;
+}
+
+static int ff_page_alloc(void *priv, gfp_t gfp, struct page **page,
+			 void **vaddr)
+{
+	struct page *pg;
+
+	ff_assert_unlocked("page_alloc");
+	if (ff.fail_next_alloc) {
+		ff.fail_next_alloc = false;
+		return -ENOMEM;
+	}
+	pg = calloc(1, sizeof(*pg));
+	pg->mem = calloc(1, XGP_PAGE_SIZE);
+	pg->live = true;
+	ff.all = realloc(ff.all, (ff.nr_all + 1) * sizeof(*ff.all));
+	ff.all[ff.nr_all++] = pg;
+	ff.pages_live++;
+	*page = pg;
+	*vaddr = pg->mem;
+	return 0;
+}
+
+static void ff_page_free(void *priv, struct page *page)
+{
+	ff_assert_unlocked("page_free");
+	XT_EXPECT(page->live, "page freed twice");
+	XT_EXPECT(!page->grants, "page freed with %u grant(s) not ended",
+		  page->grants);
+	/* Keep the memory: a later use of a dead page is detected. */
+	page->live = false;
+	ff.pages_live--;
+}
+
+static int ff_grant(void *priv, u16 domid, struct page *page,
+		    unsigned int sub, bool readonly)
+{
+	u32 ref;
+
+	ff_assert_unlocked("grant");
+	XT_EXPECT(page->live, "granting a freed page");
+	XT_EXPECT(sub < XGP_GRANTS_PER_PAGE, "grant of sub-page %u", sub);
+	if (ff.fail_grant_in > 0 && !--ff.fail_grant_in)
+		return -ENOSPC;
+	/* Like gnttab: ended references are reused, most recent first. */
+	if (ff.nr_free_grefs)
+		ref = ff.free_grefs[--ff.nr_free_grefs];
+	else if (ff.next_gref < FF_MAX_GREFS)
+		ref = ff.next_gref++;
+	else
+		return -ENOSPC;
+	ff.g[ref] = (struct ff_grant){ .granted = true, .page = page,
+				       .sub = sub,
+				       .mapped = ff.map_on_grant == ref + 1 };
+	page->grants++;
+	ff.grants_live++;
+	return ref;
+}
+
+static bool ff_try_end(void *priv, u32 gref)
+{
+	struct ff_grant *g = &ff.g[gref];
+
+	ff_assert_unlocked("try_end");
+	if (gref >= FF_MAX_GREFS || !g->granted) {
+		xt_fail(__FILE__, __LINE__, "ending gref %u not granted", gref);
+		return false;
+	}
+	if (g->mapped)
+		return false;
+	g->granted = false;
+	g->page->grants--;
+	ff.grants_live--;
+	ff.free_grefs[ff.nr_free_grefs++] = gref;
+	return true;
+}
+
+const struct xgp_front_ops ff_pool_ops = {
+	.lock = ff_pool_lock,
+	.unlock = ff_pool_unlock,
+	.page_alloc = ff_page_alloc,
+	.page_free = ff_page_free,
+	.grant = ff_grant,
+	.try_end = ff_try_end,
+};
+
+const struct xgp_front_ops ff_deferred_ops = {
+	.lock = ff_def_lock,
+	.unlock = ff_def_unlock,
+	.page_alloc = ff_page_alloc,
+	.page_free = ff_page_free,
+	.grant = ff_grant,
+	.try_end = ff_try_end,
+};
+
+void ff_teardown(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ff.nr_all; i++) {
+		free(ff.all[i]->mem);
+		free(ff.all[i]);
+	}
+	free(ff.all);
+	ff.all = NULL;
+	ff.nr_all = 0;
+}
+
+void ff_reset(void)
+{
+	ff_teardown();
+	memset(&ff, 0, sizeof(ff));
+	ff.next_gref = FF_FIRST_GREF;
+}
+
+/* ------------------------------------------------------------- back */
+
+struct fake_back fb;
+
+static void fb_lock(void *priv)
+{
+	XT_EXPECT(!fb.locked, "cache lock taken recursively");
+	fb.locked = true;
+}
+
+static void fb_unlock(void *priv)
+{
+	XT_EXPECT(fb.locked, "cache unlock without lock");
+	fb.locked = false;
+}
+
+static void fb_map(void *priv, struct xgp_back_entry **e, unsigned int n)
+{
+	unsigned int i;
+
+	XT_EXPECT(!fb.locked, "map called with the lock held");
+	XT_EXPECT(n && n <= XGP_BACK_MAX_BATCH, "map batch of %u", n);
+	for (i = 0; i < n; i++) {
+		u32 g = e[i]->gref;
+
+		XT_EXPECT(g < FB_MAX_GREFS, "map of gref %u", g);
+		if (g >= FB_MAX_GREFS || fb.fail[g]) {
+			e[i]->status = -EIO;
+			continue;
+		}
+		e[i]->vaddr = calloc(1, XGP_GRANT_SIZE);
+		xgp_pattern_fill(e[i]->vaddr, g);
+		e[i]->handle = ++fb.next_handle;
+		e[i]->status = 0;
+		fb.mapped[g]++;
+		fb.maps_live++;
+	}
+}
+
+static unsigned int fb_unmap(void *priv, struct xgp_back_entry **e,
+			     unsigned int n)
+{
+	unsigned int i, failed = 0;
+
+	XT_EXPECT(!fb.locked, "unmap called with the lock held");
+	for (i = 0; i < n; i++) {
+		u32 g = e[i]->gref;
+
+		XT_EXPECT(!e[i]->refs, "unmapping gref %u in use (%u refs)",
+			  g, e[i]->refs);
+		XT_EXPECT(fb.mapped[g], "unmapping gref %u not mapped", g);
+		XT_EXPECT(xgp_pattern_check(e[i]->vaddr, g) < 0,
+			  "mapping of gref %u corrupted", g);
+		free(e[i]->vaddr);
+		fb.mapped[g]--;
+		fb.maps_live--;
+		if (fb.unmap_fail_in && !--fb.unmap_fail_in)
+			failed++;
+	}
+	return failed;
+}
+
+const struct xgp_back_ops fb_ops = {
+	.lock = fb_lock,
+	.unlock = fb_unlock,
+	.map = fb_map,
+	.unmap = fb_unmap,
+};
+
+void fb_reset(void)
+{
+	memset(&fb, 0, sizeof(fb));
+}
