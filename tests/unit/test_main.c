@@ -36,6 +36,8 @@ int main(void)
 	unsigned int i, failed = 0;
 	u64 seed;
 
+	/* Line buffered: a sanitizer abort must not swallow the results. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	seed = env ? strtoull(env, NULL, 0) : (u64)time(NULL);
 	printf("# unit tests, %lu KB pages, seed %llu (rerun: SEED=%llu)\n",
 	       XGP_PAGE_SIZE / 1024, (unsigned long long)seed,
