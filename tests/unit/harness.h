@@ -12,8 +12,7 @@
 #include <xen-pv-suite/xgp_core.h>
 
 extern int xt_failed;
-void xt_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void xt_fail(const char *file, int line, const char *fmt, ...) __printf(3, 4);
 
 /* Check; on failure record why and return from the (void) function. */
 #define XT_CHECK(cond, ...)						\
@@ -91,5 +90,25 @@ struct fake_back {
 extern struct fake_back fb;
 extern const struct xgp_back_ops fb_ops;
 void fb_reset(void);
+
+/* ---- the tests ---- */
+
+const char *xt_reason(void);
+void test_chunk_count(void);
+void test_chunk_boundaries(void);
+void test_chunk_random(void);
+void test_pattern(void);
+void test_front_basic(void);
+void test_front_limits(void);
+void test_front_bad_put(void);
+void test_front_grow_failures(void);
+void test_front_revoke_busy(void);
+void test_front_leak(void);
+void test_front_random(void);
+void test_back_basic(void);
+void test_back_cap(void);
+void test_back_lru_purge(void);
+void test_back_failures(void);
+void test_back_random(void);
 
 #endif /* XGP_TEST_HARNESS_H */

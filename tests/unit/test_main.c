@@ -9,26 +9,29 @@
 #include <time.h>
 #include "harness.h"
 
-const char *xt_reason(void);
-
-#define TESTS(X)							\
-	X(chunk_count) X(chunk_boundaries) X(chunk_random) X(pattern)	\
-	X(front_basic) X(front_limits) X(front_bad_put)			\
-	X(front_grow_failures) X(front_revoke_busy) X(front_leak)	\
-	X(front_random)							\
-	X(back_basic) X(back_cap) X(back_lru_purge) X(back_failures)	\
-	X(back_random)
-
-#define DECLARE(name) void test_##name(void);
-TESTS(DECLARE)
-
 struct xt_case {
 	const char *name;
 	void (*fn)(void);
 };
 
-#define ENTRY(name) { #name, test_##name },
-static const struct xt_case cases[] = { TESTS(ENTRY) };
+static const struct xt_case cases[] = {
+	{ "chunk_count", test_chunk_count },
+	{ "chunk_boundaries", test_chunk_boundaries },
+	{ "chunk_random", test_chunk_random },
+	{ "pattern", test_pattern },
+	{ "front_basic", test_front_basic },
+	{ "front_limits", test_front_limits },
+	{ "front_bad_put", test_front_bad_put },
+	{ "front_grow_failures", test_front_grow_failures },
+	{ "front_revoke_busy", test_front_revoke_busy },
+	{ "front_leak", test_front_leak },
+	{ "front_random", test_front_random },
+	{ "back_basic", test_back_basic },
+	{ "back_cap", test_back_cap },
+	{ "back_lru_purge", test_back_lru_purge },
+	{ "back_failures", test_back_failures },
+	{ "back_random", test_back_random },
+};
 
 int main(void)
 {

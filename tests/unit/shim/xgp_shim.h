@@ -32,6 +32,7 @@ typedef unsigned int gfp_t;
 #define cpu_to_le32(x)	htole32(x)
 #define le32_to_cpu(x)	le32toh(x)
 
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
