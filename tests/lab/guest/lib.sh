@@ -83,12 +83,14 @@ cpu_selfcheck() {
 # --- dom0 <-> domU requests through the domU's xenstore data/ area ---------
 # The domU writes data/xps/req = "<seq> <cmd> <args>"; dom0 runs the
 # scenario's handler and writes data/xps/res then data/xps/ack = <seq>.
-XPS_RPC_SEQ=0
 rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
-	XPS_RPC_SEQ=$((XPS_RPC_SEQ + 1))
-	xenstore-write data/xps/req "$XPS_RPC_SEQ $*"
+	# The sequence number lives in a file: rpc is often called inside $(),
+	# a subshell whose variables do not survive.
+	_seq=$(( $(cat /tmp/xps.rpcseq 2>/dev/null || echo 0) + 1 ))
+	echo "$_seq" >/tmp/xps.rpcseq
+	xenstore-write data/xps/req "$_seq $*"
 	_n=0
-	while [ "$(xenstore-read data/xps/ack 2>/dev/null)" != "$XPS_RPC_SEQ" ]; do
+	while [ "$(xenstore-read data/xps/ack 2>/dev/null)" != "$_seq" ]; do
 		_n=$((_n + 1)); [ $_n -lt 600 ] || { echo "rpc-timeout"; return 1; }
 		sleep 0.5
 	done
@@ -101,7 +103,8 @@ xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 
 rpc_serve() { # dom0 side: rpc_serve DOMID FN (handler: ${FN}_rpc DOMID CMD ARGS)
 	_id=$1 _fn=$2 _last=0
-	while xl list "$_id" >/dev/null 2>&1; do
+	# xenstore-exists is much cheaper than xl under TCG; polled twice a second.
+	while xenstore-exists "/local/domain/$_id" 2>/dev/null; do
 		_req=$(xenstore-read "/local/domain/$_id/data/xps/req" 2>/dev/null) || _req=
 		_seq=${_req%% *}
 		if [ -n "$_req" ] && [ "$_seq" != "$_last" ]; then

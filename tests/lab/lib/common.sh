@@ -7,7 +7,8 @@ REPO_DIR=$(cd "$LAB_DIR/../.." && pwd)
 LAB_ARCH=x86
 # The cache lives outside the checkout so that a fresh clone (CI makes one
 # per run) reuses the images built by an earlier run.
-LAB_CACHE=${XPS_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-pv-suite/lab}
+# XPS_CACHE is the suite-wide cache root the top-level Makefile exports.
+LAB_CACHE=${XPS_LAB_CACHE:-${XPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-pv-suite}/lab}
 LAB_OUT=${XPS_LAB_OUT:-$REPO_DIR/build/lab}
 
 log()  { printf 'lab: %s\n' "$*" >&2; }

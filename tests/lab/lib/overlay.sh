@@ -18,8 +18,14 @@ overlay_tree() {
 	# The CPU self-check compares the guests' digests with the host's.
 	seq 1 200000 | sha256sum | cut -d' ' -f1 >"$d/xps/selfcheck.sha256"
 	if [ -n "$modules" ]; then
-		mkdir -p "$d/lib/modules/$kver/updates/xen-pv-suite"
-		find "$modules" -name '*.ko' -exec cp {} "$d/lib/modules/$kver/updates/xen-pv-suite/" \;
+		# dom0's Debian rootfs is merged-/usr: /lib is a symlink there, and
+		# the kernel's cpio unpacker replaces an existing path of another
+		# type, so a "lib" directory in the overlay would delete /lib and
+		# every shared library with it.  The domU image has a real /lib.
+		local md=lib/modules/$kver/updates/xen-pv-suite
+		[ "$role" = dom0 ] && md=usr/$md
+		mkdir -p "$d/$md"
+		find "$modules" -name '*.ko' -exec cp {} "$d/$md/" \;
 	fi
 }
 

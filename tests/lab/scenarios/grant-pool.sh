@@ -97,7 +97,6 @@ gp_fail_rest() { # gp_fail_rest REASON: every remaining step fails clearly
 gp_done() { echo "$1" >>/tmp/gp.done; }
 step() { # step NAME PASS|FAIL DETAIL: report once, remember it
 	result "grant-pool/$1" "$2" "$3"; gp_done "$1"
-	case "$1" in dom0-*|back-*) ;; esac
 }
 
 # gp_round N: one front/back round with N slots, no dom0 mapping at release
