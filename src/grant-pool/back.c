@@ -153,6 +153,12 @@ static void xgp_map(void *priv, struct xgp_back_entry **e, unsigned int n)
 			flags |= GNTMAP_readonly;
 		gnttab_set_map_op(&ops[i], (unsigned long)xgp_kaddr(pages[i]),
 				  flags, e[i]->gref, e[i]->domid);
+		/*
+		 * Xen writes the status of every op it processes.  One it
+		 * never reached (the batch failed early) must not look
+		 * mapped: kcalloc's zero is GNTST_okay.
+		 */
+		ops[i].status = GNTST_general_error;
 	}
 	ret = gnttab_map_refs(ops, NULL, pages, n);
 	xgp_map_collect(cache, e, ops, pages, n, ret);
