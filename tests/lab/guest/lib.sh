@@ -40,9 +40,12 @@ wait_for() {
 	return 1
 }
 
+# memfree_kb: "MemFree Shmem" in kB after dropping clean caches.  Shmem is
+# kept so that tmpfs growth (dom0's loop-device backing files, logs) can be
+# told apart from memory a module kept.
 memfree_kb() {
 	sync; echo 3 >/proc/sys/vm/drop_caches
-	awk '$1 == "MemFree:" { print $2 }' /proc/meminfo
+	awk '$1 == "MemFree:" { f = $2 } $1 == "Shmem:" { s = $2 } END { print f ":" s }' /proc/meminfo
 }
 
 dump_dmesg() { # the whole kernel log, fenced so the judge can file it
