@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Copyright (C) 2026 xen-pv-suite developers
+ *
+ * Pure logic of xen-blkfront-64k: how a request's bytes are laid out in
+ * 4 KB grants and ring requests, how data is copied between the block
+ * layer's pages and the grant slots, and the bookkeeping that lets every
+ * response from the backend be validated before it is acted upon.
+ *
+ * Builds in the kernel and in userspace (tests/unit); it includes only
+ * xgp_port.h and never touches Xen, locks or the block layer.
+ *
+ * Data always travels through frontend-owned 4 KB grant slots, packed
+ * densely: byte b of a request lives in grant b / 4096 at offset
+ * b % 4096, whatever the guest page size and whatever the offsets of
+ * the block layer's segments.  So a request of N bytes needs exactly
+ * DIV_ROUND_UP(N, 4096) data grants.
+ */
+#ifndef XEN_PV_SUITE_BLKFRONT_CORE_H
+#define XEN_PV_SUITE_BLKFRONT_CORE_H
+
+#include <xen-pv-suite/xgp_port.h>
+
+#define XBF_SECTOR_SHIFT	9
+#define XBF_SECTORS_PER_GRANT	(XGP_GRANT_SIZE >> XBF_SECTOR_SHIFT)
+/* blkif.h: segments in a plain request, indirect pages in an indirect one */
+#define XBF_MAX_DIRECT_SEGS	11U
+#define XBF_MAX_INDIRECT_PAGES	8U
+/* sizeof(struct blkif_request_segment) is 8: 512 per 4 KB indirect page */
+#define XBF_SEG_DESC_SIZE	8U
+#define XBF_SEGS_PER_INDIRECT	(XGP_GRANT_SIZE / XBF_SEG_DESC_SIZE)
+/* Ring requests one block request may be split into */
+#define XBF_MAX_PARTS		4U
+
+/**
+ * struct xbf_plan - how one block request goes onto the ring
+ * @bytes: request length in bytes (a multiple of 512)
+ * @nr_grants: data grants (4 KB each, densely packed)
+ * @nr_parts: ring requests the block request is split into
+ * @segs_per_part: data grants in each part but possibly the last
+ * @indirect: the parts are BLKIF_OP_INDIRECT requests
+ * @nr_indirect: indirect descriptor pages over all parts
+ */
+struct xbf_plan {
+	unsigned long bytes;
+	unsigned int nr_grants;
+	unsigned int nr_parts;
+	unsigned int segs_per_part;
+	bool indirect;
+	unsigned int nr_indirect;
+};
+
+int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
+		     struct xbf_plan *p);
+void xbf_plan_part(const struct xbf_plan *p, unsigned int part,
+		   unsigned int *first_grant, unsigned int *nr_grants,
+		   unsigned int *nr_indirect);
+unsigned int xbf_plan_max_slots(unsigned int max_bytes,
+				unsigned int max_indirect_segs);
+void xbf_grant_sects(unsigned long bytes, unsigned int grant,
+		     u8 *first_sect, u8 *last_sect);
+unsigned int xbf_effective_segs(unsigned int backend_max,
+				unsigned int wanted);
+
+/**
+ * struct xbf_copy_frag - one piece of a copy between a bio page and a slot
+ * @page_idx: page index relative to the segment's first page
+ * @page_off: byte offset in that page
+ * @grant: grant (slot) index in the request
+ * @grant_off: byte offset in that 4 KB grant
+ * @len: bytes; never crosses a page or a grant boundary
+ */
+struct xbf_copy_frag {
+	unsigned long page_idx;
+	unsigned int page_off;
+	unsigned int grant;
+	unsigned int grant_off;
+	unsigned int len;
+};
+
+/**
+ * struct xbf_copy_iter - walk a segment of a request in copy fragments
+ * @src: byte position relative to the segment's first page
+ * @dst: byte position in the request (packed grants)
+ * @remain: bytes left
+ */
+struct xbf_copy_iter {
+	unsigned long src;
+	unsigned long dst;
+	unsigned long remain;
+};
+
+static inline void xbf_copy_iter_init(struct xbf_copy_iter *it,
+				      unsigned long page_off,
+				      unsigned long req_pos, unsigned long len)
+{
+	it->src = page_off;
+	it->dst = req_pos;
+	it->remain = len;
+}
+
+bool xbf_copy_next(struct xbf_copy_iter *it, struct xbf_copy_frag *f);
+
+/* ---- request ids and response validation ---- */
+
+enum xbf_id_state {
+	XBF_ID_FREE,
+	XBF_ID_INFLIGHT,
+};
+
+/**
+ * struct xbf_id_ent - one request id (shadow entry)
+ * @cookie: caller's request
+ * @next_free: free-list link
+ * @state: enum xbf_id_state
+ * @op: operation the response must carry
+ * @part: part of the block request
+ */
+struct xbf_id_ent {
+	unsigned long cookie;
+	unsigned int next_free;
+	u8 state;
+	u8 op;
+	u8 part;
+};
+
+/**
+ * struct xbf_idtab - request ids of one ring
+ * @size: number of ids (the ring size)
+ * @inflight: ids handed out and not completed
+ * @free_head: first free id, @size if none
+ * @ent: @size entries
+ */
+struct xbf_idtab {
+	unsigned int size;
+	unsigned int inflight;
+	unsigned int free_head;
+	struct xbf_id_ent *ent;
+};
+
+/* Verdicts on a response; the first three complete the id. */
+enum xbf_verdict {
+	XBF_RSP_OKAY,
+	XBF_RSP_ERROR,
+	XBF_RSP_NOTSUPP,
+	XBF_RSP_BAD_ID,		/* id outside the table */
+	XBF_RSP_NOT_INFLIGHT,	/* id free: stale or double completion */
+	XBF_RSP_BAD_OP,		/* operation differs from the request's */
+	XBF_RSP_BAD_STATUS,	/* status no BLKIF_RSP_* value */
+	XBF_RSP_NR,
+};
+
+/* blkif.h values, repeated so that userspace tests can use them */
+#define XBF_BLKIF_RSP_EOPNOTSUPP	(-2)
+#define XBF_BLKIF_RSP_ERROR		(-1)
+#define XBF_BLKIF_RSP_OKAY		0
+
+int xbf_idtab_init(struct xbf_idtab *t, unsigned int size);
+void xbf_idtab_destroy(struct xbf_idtab *t);
+void xbf_idtab_reset(struct xbf_idtab *t);
+int xbf_id_get(struct xbf_idtab *t, u8 op, unsigned long cookie, u8 part);
+void xbf_id_put(struct xbf_idtab *t, unsigned int id);
+enum xbf_verdict xbf_rsp_check(struct xbf_idtab *t, u64 id, u8 op,
+			       int status, unsigned long *cookie, u8 *part);
+const char *xbf_verdict_str(enum xbf_verdict v);
+
+/* ---- ring index accounting (RING_IDX arithmetic, wraps at 2^32) ---- */
+
+int xbf_rsp_avail(u32 rsp_prod, u32 rsp_cons, u32 req_prod_pvt,
+		  u32 ring_size, u32 *nr);
+u32 xbf_ring_free(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size);
+
+#endif /* XEN_PV_SUITE_BLKFRONT_CORE_H */

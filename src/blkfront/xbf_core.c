@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copyright (C) 2026 xen-pv-suite developers
+ *
+ * Pure logic of xen-blkfront-64k (builds in userspace too): request
+ * layout in 4 KB grants, copy fragments, request ids and response checks.
+ */
+#include <xen-pv-suite/blkfront_core.h>
+
+static unsigned int xbf_div_up(unsigned long n, unsigned long d)
+{
+	return (n + d - 1) / d;
+}
+
+/**
+ * xbf_effective_segs - indirect segments to use with a backend
+ * @backend_max: the backend's feature-max-indirect-segments (0: none)
+ * @wanted: the max_indirect_segments parameter
+ *
+ * Return: segments per indirect request, or 0 to use plain requests
+ * only (backend without the feature, or a limit no better than 11).
+ */
+unsigned int xbf_effective_segs(unsigned int backend_max, unsigned int wanted)
+{
+	unsigned int n = min(backend_max, wanted);
+
+	n = min(n, XBF_MAX_INDIRECT_PAGES * XBF_SEGS_PER_INDIRECT);
+	return n <= XBF_MAX_DIRECT_SEGS ? 0 : n;
+}
+
+/**
+ * xbf_plan_request - lay a request out in grants and ring requests
+ * @bytes: request length, a non-zero multiple of 512
+ * @max_indirect_segs: from xbf_effective_segs(); 0 for plain requests
+ * @p: filled with the plan
+ *
+ * Up to 11 grants go in one plain request.  Beyond that, with indirect
+ * segments, each part carries up to @max_indirect_segs grants; without,
+ * the request is split into plain requests of 11 grants.
+ *
+ * Return: 0, -EINVAL for a bad length, -E2BIG if more than
+ * XBF_MAX_PARTS ring requests would be needed.
+ */
+int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
+		     struct xbf_plan *p)
+{
+	unsigned int i, first, n, ind;
+
+	memset(p, 0, sizeof(*p));
+	if (!bytes || (bytes & ((1UL << XBF_SECTOR_SHIFT) - 1)) ||
+	    bytes > (unsigned long)UINT_MAX)
+		return -EINVAL;
+	p->bytes = bytes;
+	p->nr_grants = xbf_div_up(bytes, XGP_GRANT_SIZE);
+	if (p->nr_grants <= XBF_MAX_DIRECT_SEGS) {
+		p->segs_per_part = p->nr_grants;
+	} else if (max_indirect_segs > XBF_MAX_DIRECT_SEGS) {
+		p->indirect = true;
+		p->segs_per_part = max_indirect_segs;
+	} else {
+		p->segs_per_part = XBF_MAX_DIRECT_SEGS;
+	}
+	p->nr_parts = xbf_div_up(p->nr_grants, p->segs_per_part);
+	if (p->nr_parts > XBF_MAX_PARTS)
+		return -E2BIG;
+	for (i = 0; i < p->nr_parts; i++) {
+		xbf_plan_part(p, i, &first, &n, &ind);
+		p->nr_indirect += ind;
+	}
+	return 0;
+}
+
+/**
+ * xbf_plan_part - the grants of one part of a plan
+ * @p: plan
+ * @part: part index (< p->nr_parts)
+ * @first_grant: first data grant of the part
+ * @nr_grants: data grants in the part
+ * @nr_indirect: indirect pages the part needs (0 for a plain request)
+ */
+void xbf_plan_part(const struct xbf_plan *p, unsigned int part,
+		   unsigned int *first_grant, unsigned int *nr_grants,
+		   unsigned int *nr_indirect)
+{
+	unsigned int first = part * p->segs_per_part;
+	unsigned int n = p->nr_grants - first;
+
+	if (n > p->segs_per_part)
+		n = p->segs_per_part;
+	*first_grant = first;
+	*nr_grants = n;
+	*nr_indirect = p->indirect ? xbf_div_up(n, XBF_SEGS_PER_INDIRECT) : 0;
+}
+
+/**
+ * xbf_plan_max_slots - grant slots the largest request needs
+ * @max_bytes: largest request in bytes
+ * @max_indirect_segs: as for xbf_plan_request()
+ *
+ * Return: data grants plus indirect pages, or 0 if @max_bytes cannot be
+ * planned.
+ */
+unsigned int xbf_plan_max_slots(unsigned int max_bytes,
+				unsigned int max_indirect_segs)
+{
+	struct xbf_plan p;
+
+	if (xbf_plan_request(max_bytes, max_indirect_segs, &p))
+		return 0;
+	return p.nr_grants + p.nr_indirect;
+}
+
+/**
+ * xbf_grant_sects - sector range of one data grant
+ * @bytes: request length (multiple of 512)
+ * @grant: grant index in the request
+ * @first_sect: first sector in the grant (always 0: data is packed)
+ * @last_sect: last sector in the grant (inclusive)
+ */
+void xbf_grant_sects(unsigned long bytes, unsigned int grant,
+		     u8 *first_sect, u8 *last_sect)
+{
+	unsigned long start = (unsigned long)grant * XGP_GRANT_SIZE;
+	unsigned long len = bytes - start;
+
+	if (len > XGP_GRANT_SIZE)
+		len = XGP_GRANT_SIZE;
+	*first_sect = 0;
+	*last_sect = (len >> XBF_SECTOR_SHIFT) - 1;
+}
+
+/**
+ * xbf_copy_next - next fragment of a segment copy
+ * @it: iterator from xbf_copy_iter_init()
+ * @f: filled with the fragment
+ *
+ * Return: false once the segment is done.
+ */
+bool xbf_copy_next(struct xbf_copy_iter *it, struct xbf_copy_frag *f)
+{
+	unsigned long page_room, grant_room, len;
+
+	if (!it->remain)
+		return false;
+	f->page_idx = it->src / XGP_PAGE_SIZE;
+	f->page_off = it->src % XGP_PAGE_SIZE;
+	f->grant = it->dst / XGP_GRANT_SIZE;
+	f->grant_off = it->dst % XGP_GRANT_SIZE;
+	page_room = XGP_PAGE_SIZE - f->page_off;
+	grant_room = XGP_GRANT_SIZE - f->grant_off;
+	len = min(it->remain, min(page_room, grant_room));
+	f->len = len;
+	it->src += len;
+	it->dst += len;
+	it->remain -= len;
+	return true;
+}
+
+/* ---- request ids ---- */
+
+/**
+ * xbf_idtab_init - allocate the ids of a ring, all free
+ * @t: table
+ * @size: number of ids
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int xbf_idtab_init(struct xbf_idtab *t, unsigned int size)
+{
+	memset(t, 0, sizeof(*t));
+	t->ent = kcalloc(size, sizeof(*t->ent), GFP_KERNEL);
+	if (!t->ent)
+		return -ENOMEM;
+	t->size = size;
+	xbf_idtab_reset(t);
+	return 0;
+}
+
+void xbf_idtab_destroy(struct xbf_idtab *t)
+{
+	kfree(t->ent);
+	t->ent = NULL;
+	t->size = 0;
+}
+
+/**
+ * xbf_idtab_reset - mark every id free (after the caller failed or
+ * requeued all requests)
+ * @t: table
+ */
+void xbf_idtab_reset(struct xbf_idtab *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->size; i++) {
+		t->ent[i].state = XBF_ID_FREE;
+		t->ent[i].cookie = 0;
+		t->ent[i].next_free = i + 1;
+	}
+	t->free_head = 0;
+	t->inflight = 0;
+}
+
+/**
+ * xbf_id_get - take a free id for a ring request
+ * @t: table
+ * @op: operation the response must echo
+ * @cookie: caller's request
+ * @part: part index of the block request
+ *
+ * Return: the id, or -ENOSPC.
+ */
+int xbf_id_get(struct xbf_idtab *t, u8 op, unsigned long cookie, u8 part)
+{
+	unsigned int id = t->free_head;
+	struct xbf_id_ent *e;
+
+	if (id >= t->size)
+		return -ENOSPC;
+	e = &t->ent[id];
+	t->free_head = e->next_free;
+	e->state = XBF_ID_INFLIGHT;
+	e->op = op;
+	e->cookie = cookie;
+	e->part = part;
+	t->inflight++;
+	return id;
+}
+
+/**
+ * xbf_id_put - give an id back without a response (request not sent)
+ * @t: table
+ * @id: an id from xbf_id_get()
+ */
+void xbf_id_put(struct xbf_idtab *t, unsigned int id)
+{
+	struct xbf_id_ent *e;
+
+	if (id >= t->size || t->ent[id].state != XBF_ID_INFLIGHT)
+		return;
+	e = &t->ent[id];
+	e->state = XBF_ID_FREE;
+	e->cookie = 0;
+	e->next_free = t->free_head;
+	t->free_head = id;
+	t->inflight--;
+}
+
+/**
+ * xbf_rsp_check - validate a response copied off the ring
+ * @t: table of the ring it came from
+ * @id: response id (untrusted)
+ * @op: response operation (untrusted)
+ * @status: response status (untrusted)
+ * @cookie: set to the request's cookie if the id is valid
+ * @part: set to the request's part if the id is valid
+ *
+ * The id is released when the verdict is OKAY, ERROR or NOTSUPP, so a
+ * second response for it is refused as NOT_INFLIGHT.  On any other
+ * verdict nothing changes and the caller must treat the backend as
+ * broken.
+ *
+ * Return: the verdict.
+ */
+enum xbf_verdict xbf_rsp_check(struct xbf_idtab *t, u64 id, u8 op,
+			       int status, unsigned long *cookie, u8 *part)
+{
+	enum xbf_verdict v;
+	struct xbf_id_ent *e;
+
+	if (id >= t->size)
+		return XBF_RSP_BAD_ID;
+	e = &t->ent[id];
+	if (e->state != XBF_ID_INFLIGHT)
+		return XBF_RSP_NOT_INFLIGHT;
+	if (e->op != op)
+		return XBF_RSP_BAD_OP;
+	switch (status) {
+	case XBF_BLKIF_RSP_OKAY:
+		v = XBF_RSP_OKAY;
+		break;
+	case XBF_BLKIF_RSP_ERROR:
+		v = XBF_RSP_ERROR;
+		break;
+	case XBF_BLKIF_RSP_EOPNOTSUPP:
+		v = XBF_RSP_NOTSUPP;
+		break;
+	default:
+		return XBF_RSP_BAD_STATUS;
+	}
+	*cookie = e->cookie;
+	*part = e->part;
+	xbf_id_put(t, id);
+	return v;
+}
+
+const char *xbf_verdict_str(enum xbf_verdict v)
+{
+	static const char * const names[XBF_RSP_NR] = {
+		[XBF_RSP_OKAY] = "okay",
+		[XBF_RSP_ERROR] = "error",
+		[XBF_RSP_NOTSUPP] = "not supported",
+		[XBF_RSP_BAD_ID] = "id out of range",
+		[XBF_RSP_NOT_INFLIGHT] = "id not outstanding",
+		[XBF_RSP_BAD_OP] = "wrong operation",
+		[XBF_RSP_BAD_STATUS] = "unknown status",
+	};
+
+	return (unsigned int)v < XBF_RSP_NR ? names[v] : "?";
+}
+
+/* ---- ring indexes ---- */
+
+/**
+ * xbf_rsp_avail - how many new responses the backend published
+ * @rsp_prod: the backend's response producer (untrusted, read once)
+ * @rsp_cons: our consumer
+ * @req_prod_pvt: our request producer
+ * @ring_size: entries in the ring
+ * @nr: set to the number of new responses
+ *
+ * Return: 0, or -EPROTO if the backend claims more responses than
+ * requests are outstanding (or than fit in the ring).
+ */
+int xbf_rsp_avail(u32 rsp_prod, u32 rsp_cons, u32 req_prod_pvt,
+		  u32 ring_size, u32 *nr)
+{
+	u32 n = rsp_prod - rsp_cons;
+	u32 outstanding = req_prod_pvt - rsp_cons;
+
+	*nr = 0;
+	if (outstanding > ring_size || n > outstanding)
+		return -EPROTO;
+	*nr = n;
+	return 0;
+}
+
+/**
+ * xbf_ring_free - request slots free in the ring
+ * @req_prod_pvt: our request producer
+ * @rsp_cons: our response consumer
+ * @ring_size: entries in the ring
+ *
+ * Return: free slots (0 if the indexes are inconsistent).
+ */
+u32 xbf_ring_free(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size)
+{
+	u32 used = req_prod_pvt - rsp_cons;
+
+	return used > ring_size ? 0 : ring_size - used;
+}
