@@ -47,6 +47,12 @@ judge_run() {
 		grep -vE "$a" "$dir/bad-lines.txt" >"$dir/bad-lines.tmp" || true
 		mv "$dir/bad-lines.tmp" "$dir/bad-lines.txt"
 	done
+	# Why a marker may be missing: QEMU's exit status tells a timeout apart.
+	local why="hang or crash; QEMU exited by itself"
+	case "$(sed -n 's/^qemu_rc=//p' "$dir/qemu.log" 2>/dev/null)" in
+	124|137) why="QEMU killed by the run's timeout: hang or too slow" ;;
+	"") why="hang, crash or timeout" ;;
+	esac
 	{
 	for s in "$@"; do
 		fn=${s//-/_}
@@ -70,7 +76,7 @@ judge_run() {
 			line=$(grep -oE "XPS-RESULT $s/$step (PASS|FAIL).*" "$log" | grep -m1 ' FAIL' ||
 			       grep -oE -m1 "XPS-RESULT $s/$step (PASS|FAIL).*" "$log" || true)
 			if [ -z "$line" ]; then
-				judge_emit "$s" "$step" FAIL "no result (hang, crash or timeout; see $dir/serial.log)"
+				judge_emit "$s" "$step" FAIL "no result ($why; see $dir/serial.log)"
 				continue
 			fi
 			read -r _ _ verdict detail <<<"$line"
@@ -97,7 +103,7 @@ judge_run() {
 		fi
 		line=$(grep -oE "XPS-SCENARIO-END $s [0-9]+" "$log" || true)
 		if [ -z "$line" ]; then
-			judge_emit "$s" complete FAIL "no end marker (hang, crash or QEMU timeout)"
+			judge_emit "$s" complete FAIL "no end marker ($why)"
 		elif ! grep -q '^XPS-DONE' "$log"; then
 			judge_emit "$s" complete FAIL "dom0 never reached XPS-DONE (hang after the scenario?)"
 		else

@@ -47,6 +47,10 @@ overlay_build() {
 	local img=$1 work=$2 modules=$3 kver size; shift 3
 	kver=$(sed -n 's/^kver=//p' "$img/manifest")
 	[ -z "$modules" ] || check_modules "$modules" "$kver"
+	case " $* " in *" grant-pool "*)
+		[ -n "$modules" ] && [ -n "$(find "$modules" -name xen-grant-pool.ko)" ] ||
+			log "warning: no xen-grant-pool.ko in --modules: grant-pool steps will FAIL 'module not built'" ;;
+	esac
 	rm -rf "$work"; mkdir -p "$work/o-domU" "$work/o-dom0/xps"
 	overlay_tree "$work/o-domU" domU "$kver" "$modules" "$@"
 	overlay_tree "$work/o-dom0" dom0 "$kver" "$modules" "$@"

@@ -48,6 +48,9 @@ grant_pool_rpc() {
 		GP_MEM0=$(memfree_kb)
 		if ! gp_have_module; then
 			fail grant-pool/dom0-load "module not built ($GP_MOD.ko missing from --modules)"
+			for _s in back-map back-release dom0-cycles dom0-leaks dom0-memfree; do
+				fail "grant-pool/$_s" "module not built"
+			done
 			RPC_REPLY="error reason=no-module"; return
 		fi
 		if gp_load; then pass grant-pool/dom0-load "$(gp_stats_line)"; RPC_REPLY=ok
