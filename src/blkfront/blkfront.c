@@ -1,0 +1,1554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copyright (C) 2026 xen-pv-suite developers
+ *
+ * xen-blkfront-64k: Xen virtual block device frontend.
+ *
+ * Binds the "vbd" xenbus devices and presents them as /dev/xvd* disks.
+ * Data always travels through 4 KB grant slots of a per-queue
+ * xen-grant-pool pool: the block layer's pages are never granted, a 64 KB
+ * guest page backs sixteen slots, and with feature-persistent the backend
+ * maps each slot once.  Requests are densely packed into the slots (see
+ * blkfront_core.h) and go to the backend as plain, indirect or split ring
+ * requests.
+ *
+ * The backend is not trusted: responses are copied off the shared ring
+ * before use and validated (id, outstanding, operation, status), the
+ * response producer is bounded by what was sent, events are handled with
+ * late EOI, and every grant end is checked.  A protocol violation kills
+ * the device: every outstanding and future request fails with an I/O
+ * error, nothing the backend wrote for a failed request is passed up.
+ */
+/* pr_fmt ("xen_blkfront_64k: ") comes from the block section of compat.h */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/interrupt.h>
+#include <linux/slab.h>
+#include <linux/highmem.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/major.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <xen/xen.h>
+#include <xen/xenbus.h>
+#include <xen/grant_table.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include <xen/platform_pci.h>
+#include <xen/interface/grant_table.h>
+#include <xen/interface/io/blkif.h>
+#include <xen/interface/io/protocols.h>
+#include <xen-pv-suite/grant_pool.h>
+#include <xen-pv-suite/blkfront_core.h>
+
+#define XBF_DRV_NAME		"vbd-64k"
+#define XBF_PARTS_PER_DISK	16
+#define XBF_PARTS_PER_EXT_DISK	256
+#define XBF_EXT_SHIFT		28
+#define XBF_EXTENDED		(1U << XBF_EXT_SHIFT)
+
+/* ---- parameters: read at the next connect ---- */
+
+static unsigned int xbf_max_indirect_segments = 128;
+module_param_named(max_indirect_segments, xbf_max_indirect_segments, uint,
+		   0644);
+MODULE_PARM_DESC(max_indirect_segments,
+		 "Most 4 KB segments per indirect request (default 128 = 512 KB per request at any page size; 0 or <= 11 disables indirect requests; capped by the backend and at 4096). Applies at the next connect.");
+
+static unsigned int xbf_max_queues = 4;
+module_param_named(max_queues, xbf_max_queues, uint, 0644);
+MODULE_PARM_DESC(max_queues,
+		 "Most hardware queues (rings) per device (default 4; also capped by online CPUs and the backend). Applies to devices probed afterwards.");
+
+static unsigned int xbf_max_ring_page_order;
+module_param_named(max_ring_page_order, xbf_max_ring_page_order, uint, 0644);
+MODULE_PARM_DESC(max_ring_page_order,
+		 "Log2 of the 4 KB pages per ring (default 0 = 1 page, 32 requests; max 4 = 16 pages, 512 requests; capped by the backend). Applies to devices probed afterwards.");
+
+static bool xbf_feature_persistent = true;
+module_param_named(feature_persistent, xbf_feature_persistent, bool, 0644);
+MODULE_PARM_DESC(feature_persistent,
+		 "Offer persistent grants to the backend (default 1 = on). Applies at the next connect.");
+
+static bool xbf_trusted = true;
+module_param_named(trusted, xbf_trusted, bool, 0644);
+MODULE_PARM_DESC(trusted,
+		 "Trust backends (default 1); 0, or xenstore key 'trusted' = 0 for a device, zeroes every slot before the backend sees it. Applies at the next connect.");
+
+/* ---- statistics ---- */
+
+enum xbf_err {
+	XBF_ERR_IO,		/* backend answered BLKIF_RSP_ERROR */
+	XBF_ERR_NOTSUPP,	/* backend answered BLKIF_RSP_EOPNOTSUPP */
+	XBF_ERR_PROTOCOL,	/* malformed response or ring index */
+	XBF_ERR_RESOURCE,	/* no free slot: request retried later */
+	XBF_ERR_REVOKE,		/* a grant the backend would not release */
+	XBF_ERR_DEAD,		/* requests failed by a dead device */
+	XBF_ERR_NR,
+};
+
+struct xbf_stats {
+	atomic64_t requests;
+	atomic64_t segments;
+	atomic64_t split;
+	atomic64_t indirect;
+	atomic64_t bounce_copies;
+	atomic64_t bounce_bytes;
+	atomic64_t errors[XBF_ERR_NR];
+	/* pool counters of pools already destroyed */
+	atomic64_t pool_issued;
+	atomic64_t pool_reused;
+};
+
+enum xbf_state {
+	XBF_DISCONNECTED,
+	XBF_CONNECTED,
+	XBF_RESUMING,
+};
+
+struct xbf_info;
+
+struct xbf_ring {
+	struct xbf_info *info;
+	unsigned int index;
+	spinlock_t lock;		/* ring, ids */
+	struct blkif_front_ring ring;
+	void *ring_va;
+	grant_ref_t ring_ref[XENBUS_MAX_RING_GRANTS];
+	evtchn_port_t evtchn;
+	int irq;
+	struct xbf_idtab ids;
+	struct xgp_front_pool *pool;
+	struct work_struct grow_work;
+	char name[XGP_NAME_LEN];
+};
+
+struct xbf_info {
+	struct xenbus_device *xbdev;
+	struct mutex mutex;		/* state changes, rings, sysfs reads */
+	struct list_head node;
+	struct gendisk *gd;
+	struct blk_mq_tag_set tag_set;
+	bool tag_set_ready;
+	bool disk_added;
+	unsigned int vdevice;
+	unsigned int first_minor;
+	unsigned int nr_minors;
+	unsigned int disk_idx;
+	u16 handle;
+	enum xbf_state state;
+	bool dead;			/* set once, never cleared */
+	bool leaked;			/* ring pages kept: backend mapped them */
+	struct work_struct kill_work;
+	/* negotiated at talk time */
+	unsigned int nr_rings;
+	unsigned int ring_order;
+	unsigned int ring_size;
+	struct xbf_ring *rings;
+	bool offer_persistent;
+	bool trusted;
+	/* negotiated at connect time */
+	bool persistent;
+	u8 flush_op;			/* 0: no flush */
+	bool discard;
+	bool secure_discard;
+	u64 sectors;
+	unsigned int sector_size;
+	unsigned int physical_sector_size;
+	unsigned int vdisk_info;
+	/* fixed at the first connect (tag set) */
+	unsigned int max_indirect;
+	unsigned int max_bytes;
+	unsigned int slots_per_rq;
+	unsigned int max_parts;
+	unsigned int depth;
+	struct xbf_stats stats;
+};
+
+/* Per-request data behind each struct request. */
+struct xbf_rq {
+	struct xbf_ring *ring;
+	blk_status_t status;
+	u8 parts_left;
+	u8 nr_parts;
+	unsigned int nr_slots;
+	struct xgp_slot *slots[];	/* data grants, then indirect pages */
+};
+
+static LIST_HEAD(xbf_devices);
+static DEFINE_MUTEX(xbf_devices_lock);
+static bool xbf_major_registered;
+
+static void xbf_count_err(struct xbf_info *info, enum xbf_err e)
+{
+	atomic64_inc(&info->stats.errors[e]);
+}
+
+/* ---- killing a device ---- */
+
+static bool xbf_dead(struct xbf_info *info)
+{
+	return READ_ONCE(info->dead);
+}
+
+/*
+ * Mark the device dead: from now on every request fails.  Outstanding
+ * requests are failed by the kill work.  Callable from any context.
+ */
+static void xbf_kill(struct xbf_info *info, enum xbf_err why, const char *what)
+{
+	if (xchg(&info->dead, true))
+		return;
+	xbf_count_err(info, why);
+	dev_err(&info->xbdev->dev,
+		"%s; device disabled, all I/O to it now fails\n", what);
+	schedule_work(&info->kill_work);
+}
+
+/* ---- data path ---- */
+
+static void xbf_put_slots(struct xbf_ring *ring, struct xbf_rq *pdu)
+{
+	unsigned int i;
+
+	for (i = 0; i < pdu->nr_slots; i++) {
+		xgp_front_put(ring->pool, pdu->slots[i]);
+		pdu->slots[i] = NULL;
+	}
+	pdu->nr_slots = 0;
+}
+
+/* Copy between the request's pages and its packed data slots. */
+static void xbf_copy(struct xbf_info *info, struct request *rq,
+		     struct xbf_rq *pdu, bool to_slots)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	unsigned long pos = 0, copies = 0;
+
+	rq_for_each_segment(bv, rq, iter) {
+		struct xbf_copy_iter it;
+		struct xbf_copy_frag f;
+
+		xbf_copy_iter_init(&it, bv.bv_offset, pos, bv.bv_len);
+		while (xbf_copy_next(&it, &f)) {
+			struct page *pg = nth_page(bv.bv_page, f.page_idx);
+			char *slot = (char *)pdu->slots[f.grant]->vaddr +
+				     f.grant_off;
+			char *va = kmap_local_page(pg);
+
+			if (to_slots)
+				memcpy(slot, va + f.page_off, f.len);
+			else
+				memcpy(va + f.page_off, slot, f.len);
+			kunmap_local(va);
+			copies++;
+		}
+		pos += bv.bv_len;
+	}
+	atomic64_add(copies, &info->stats.bounce_copies);
+	atomic64_add(pos, &info->stats.bounce_bytes);
+}
+
+/* Finish a request whose parts all completed.  Ring lock held. */
+static void xbf_finish_rq(struct xbf_ring *ring, struct request *rq,
+			  struct xbf_rq *pdu)
+{
+	struct xbf_info *info = ring->info;
+
+	if (pdu->status == BLK_STS_OK && req_op(rq) == REQ_OP_READ &&
+	    pdu->nr_slots) {
+		if (xbf_dead(info))
+			pdu->status = BLK_STS_IOERR;
+		else
+			xbf_copy(info, rq, pdu, false);
+	}
+	xbf_put_slots(ring, pdu);
+	blk_mq_complete_request(rq);
+}
+
+/*
+ * Take every outstanding request off a ring: fail it, or with @requeue
+ * hand it back to the block layer to be sent again (resume).  Ring lock
+ * held; returns the number of block requests.
+ */
+static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
+{
+	unsigned int id, n = 0;
+
+	if (!ring->ids.ent)
+		return 0;
+	for (id = 0; id < ring->ids.size; id++) {
+		struct xbf_id_ent *e = &ring->ids.ent[id];
+		struct request *rq;
+		struct xbf_rq *pdu;
+
+		if (e->state != XBF_ID_INFLIGHT)
+			continue;
+		rq = (struct request *)e->cookie;
+		pdu = blk_mq_rq_to_pdu(rq);
+		xbf_id_put(&ring->ids, id);
+		if (--pdu->parts_left)
+			continue;
+		n++;
+		xbf_put_slots(ring, pdu);
+		if (requeue) {
+			blk_mq_requeue_request(rq, false);
+		} else {
+			pdu->status = BLK_STS_IOERR;
+			blk_mq_complete_request(rq);
+		}
+	}
+	return n;
+}
+
+static void xbf_kill_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(work, struct xbf_info, kill_work);
+	unsigned int i, n = 0;
+	unsigned long flags;
+
+	mutex_lock(&info->mutex);
+	for (i = 0; info->rings && i < info->nr_rings; i++) {
+		struct xbf_ring *ring = &info->rings[i];
+
+		spin_lock_irqsave(&ring->lock, flags);
+		n += xbf_drain_ring(ring, false);
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+	mutex_unlock(&info->mutex);
+	atomic64_add(n, &info->stats.errors[XBF_ERR_DEAD]);
+	if (n)
+		dev_err(&info->xbdev->dev, "failed %u outstanding request(s)\n",
+			n);
+	xenbus_dev_error(info->xbdev, -EIO, "frontend disabled the device");
+}
+
+static irqreturn_t xbf_interrupt(int irq, void *dev_id)
+{
+	struct xbf_ring *ring = dev_id;
+	struct xbf_info *info = ring->info;
+	unsigned int eoi = XEN_EOI_FLAG_SPURIOUS;
+	unsigned long flags;
+	RING_IDX rp, cons;
+	int more;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (xbf_dead(info) || READ_ONCE(info->state) != XBF_CONNECTED)
+		goto out;
+again:
+	rp = READ_ONCE(ring->ring.sring->rsp_prod);
+	virt_rmb();	/* read responses only after the producer */
+	cons = ring->ring.rsp_cons;
+	{
+		u32 nr;
+
+		if (xbf_rsp_avail(rp, cons, ring->ring.req_prod_pvt,
+				  ring->ring.nr_ents, &nr)) {
+			xbf_kill(info, XBF_ERR_PROTOCOL,
+				 "backend response producer out of range");
+			goto out;
+		}
+	}
+	for (; cons != rp; cons++) {
+		struct blkif_response rsp;
+		enum xbf_verdict v;
+		unsigned long cookie;
+		struct request *rq;
+		struct xbf_rq *pdu;
+		u8 part;
+
+		/* One copy off the shared page; only the copy is used. */
+		RING_COPY_RESPONSE(&ring->ring, cons, &rsp);
+		eoi = 0;
+		v = xbf_rsp_check(&ring->ids, rsp.id, rsp.operation,
+				  rsp.status, &cookie, &part);
+		if (v > XBF_RSP_NOTSUPP) {
+			dev_err(&info->xbdev->dev,
+				"queue %u: bad response from backend: %s (id %llu op %u status %d)\n",
+				ring->index, xbf_verdict_str(v),
+				(unsigned long long)rsp.id, rsp.operation,
+				rsp.status);
+			ring->ring.rsp_cons = cons + 1;
+			xbf_kill(info, XBF_ERR_PROTOCOL,
+				 "backend sent a malformed response");
+			goto out;
+		}
+		rq = (struct request *)cookie;
+		pdu = blk_mq_rq_to_pdu(rq);
+		if (v == XBF_RSP_ERROR) {
+			xbf_count_err(info, XBF_ERR_IO);
+			pdu->status = BLK_STS_IOERR;
+		} else if (v == XBF_RSP_NOTSUPP) {
+			xbf_count_err(info, XBF_ERR_NOTSUPP);
+			pdu->status = BLK_STS_NOTSUPP;
+		}
+		if (!--pdu->parts_left)
+			xbf_finish_rq(ring, rq, pdu);
+	}
+	ring->ring.rsp_cons = cons;
+	RING_FINAL_CHECK_FOR_RESPONSES(&ring->ring, more);
+	if (more)
+		goto again;
+out:
+	spin_unlock_irqrestore(&ring->lock, flags);
+	xen_irq_lateeoi(irq, eoi);
+	return IRQ_HANDLED;
+}
+
+static void xbf_grow_work(struct work_struct *work)
+{
+	struct xbf_ring *ring = container_of(work, struct xbf_ring, grow_work);
+	struct xbf_info *info = ring->info;
+	int err;
+
+	err = xgp_front_prefill(ring->pool, 2 * info->slots_per_rq, GFP_NOIO);
+	if (err && err != -ENOSPC)
+		dev_warn_ratelimited(&info->xbdev->dev,
+				     "queue %u: growing the grant pool failed (%d)\n",
+				     ring->index, err);
+	if (info->gd)
+		blk_mq_run_hw_queues(info->gd->queue, true);
+}
+
+/* Take the slots of a request and fill them.  No lock held. */
+static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
+				  struct xbf_rq *pdu, const struct xbf_plan *p)
+{
+	struct xbf_info *info = ring->info;
+	unsigned int i, n = p->nr_grants + p->nr_indirect;
+
+	for (i = 0; i < n; i++) {
+		struct xgp_slot *s = xgp_front_get(ring->pool);
+
+		if (!s) {
+			xbf_put_slots(ring, pdu);
+			xbf_count_err(info, XBF_ERR_RESOURCE);
+			schedule_work(&ring->grow_work);
+			return BLK_STS_RESOURCE;
+		}
+		pdu->slots[pdu->nr_slots++] = s;
+	}
+	if (req_op(rq) == REQ_OP_WRITE) {
+		unsigned int tail = p->bytes % XGP_GRANT_SIZE;
+
+		xbf_copy(info, rq, pdu, true);
+		/* the rest of the last slot holds older data: clear it */
+		if (!info->trusted && tail)
+			memset((char *)pdu->slots[p->nr_grants - 1]->vaddr + tail,
+			       0, XGP_GRANT_SIZE - tail);
+	} else if (!info->trusted) {
+		for (i = 0; i < p->nr_grants; i++)
+			memset(pdu->slots[i]->vaddr, 0, XGP_GRANT_SIZE);
+	}
+	return BLK_STS_OK;
+}
+
+/* Write one part of a read/write request to the ring.  Ring lock held. */
+static void xbf_put_rw_part(struct xbf_ring *ring, struct request *rq,
+			    struct xbf_rq *pdu, const struct xbf_plan *p,
+			    unsigned int part, unsigned int id, u8 op,
+			    unsigned int *ind_slot)
+{
+	struct xbf_info *info = ring->info;
+	unsigned int first, n, nind, i;
+	struct blkif_request req;
+	sector_t sector;
+
+	xbf_plan_part(p, part, &first, &n, &nind);
+	sector = blk_rq_pos(rq) + (sector_t)first * XBF_SECTORS_PER_GRANT;
+	memset(&req, 0, sizeof(req));
+	if (!p->indirect) {
+		req.operation = op;
+		req.u.rw.nr_segments = n;
+		req.u.rw.handle = info->handle;
+		req.u.rw.id = id;
+		req.u.rw.sector_number = sector;
+		for (i = 0; i < n; i++) {
+			struct blkif_request_segment *seg = &req.u.rw.seg[i];
+
+			seg->gref = pdu->slots[first + i]->gref;
+			xbf_grant_sects(p->bytes, first + i, &seg->first_sect,
+					&seg->last_sect);
+		}
+	} else {
+		req.operation = BLKIF_OP_INDIRECT;
+		req.u.indirect.indirect_op = op;
+		req.u.indirect.nr_segments = n;
+		req.u.indirect.id = id;
+		req.u.indirect.sector_number = sector;
+		req.u.indirect.handle = info->handle;
+		for (i = 0; i < nind; i++) {
+			struct xgp_slot *s = pdu->slots[*ind_slot + i];
+
+			req.u.indirect.indirect_grefs[i] = s->gref;
+		}
+		for (i = 0; i < n; i++) {
+			struct xgp_slot *s = pdu->slots[*ind_slot +
+							i / XBF_SEGS_PER_INDIRECT];
+			struct blkif_request_segment *seg = s->vaddr;
+
+			seg += i % XBF_SEGS_PER_INDIRECT;
+			seg->gref = pdu->slots[first + i]->gref;
+			xbf_grant_sects(p->bytes, first + i, &seg->first_sect,
+					&seg->last_sect);
+		}
+		*ind_slot += nind;
+		atomic64_inc(&info->stats.indirect);
+	}
+	*RING_GET_REQUEST(&ring->ring, ring->ring.req_prod_pvt) = req;
+	ring->ring.req_prod_pvt++;
+}
+
+static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
+				 const struct blk_mq_queue_data *bd)
+{
+	struct xbf_ring *ring = hctx->driver_data;
+	struct xbf_info *info = ring->info;
+	struct request *rq = bd->rq;
+	struct xbf_rq *pdu = blk_mq_rq_to_pdu(rq);
+	struct blkif_request req;
+	struct xbf_plan plan;
+	unsigned long flags;
+	unsigned int i, ind_slot;
+	blk_status_t st;
+	int id, notify;
+	u8 op;
+
+	pdu->ring = ring;
+	pdu->status = BLK_STS_OK;
+	pdu->nr_slots = 0;
+	pdu->nr_parts = 1;
+
+	if (xbf_dead(info))
+		return BLK_STS_IOERR;
+	if (READ_ONCE(info->state) != XBF_CONNECTED)
+		return BLK_STS_DEV_RESOURCE;
+
+	blk_mq_start_request(rq);
+	memset(&req, 0, sizeof(req));
+	memset(&plan, 0, sizeof(plan));
+	switch (req_op(rq)) {
+	case REQ_OP_FLUSH:
+		if (!info->flush_op) {
+			blk_mq_end_request(rq, BLK_STS_OK);
+			return BLK_STS_OK;
+		}
+		op = info->flush_op;
+		req.operation = op;
+		req.u.rw.handle = info->handle;
+		break;
+	case REQ_OP_DISCARD:
+	case REQ_OP_SECURE_ERASE:
+		if (!info->discard)
+			return BLK_STS_NOTSUPP;
+		op = BLKIF_OP_DISCARD;
+		req.operation = op;
+		req.u.discard.flag = req_op(rq) == REQ_OP_SECURE_ERASE ?
+				     BLKIF_DISCARD_SECURE : 0;
+		req.u.discard.sector_number = blk_rq_pos(rq);
+		req.u.discard.nr_sectors = blk_rq_sectors(rq);
+		break;
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		op = req_op(rq) == REQ_OP_READ ? BLKIF_OP_READ : BLKIF_OP_WRITE;
+		if (xbf_plan_request(blk_rq_bytes(rq), info->max_indirect,
+				     &plan) ||
+		    plan.nr_grants + plan.nr_indirect > info->slots_per_rq) {
+			dev_err_ratelimited(&info->xbdev->dev,
+					    "request of %u bytes does not fit the negotiated limits\n",
+					    blk_rq_bytes(rq));
+			return BLK_STS_IOERR;
+		}
+		pdu->nr_parts = plan.nr_parts;
+		st = xbf_get_slots(ring, rq, pdu, &plan);
+		if (st != BLK_STS_OK)
+			return st;
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (xbf_dead(info)) {
+		xbf_put_slots(ring, pdu);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return BLK_STS_IOERR;
+	}
+	if (xbf_ring_free(ring->ring.req_prod_pvt, ring->ring.rsp_cons,
+			  ring->ring.nr_ents) < pdu->nr_parts ||
+	    ring->ids.size - ring->ids.inflight < pdu->nr_parts) {
+		xbf_put_slots(ring, pdu);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return BLK_STS_DEV_RESOURCE;
+	}
+	pdu->parts_left = pdu->nr_parts;
+	if (!plan.nr_grants) {
+		id = xbf_id_get(&ring->ids, op, (unsigned long)rq, 0);
+		/* the id fits: checked just above */
+		req.u.other.id = id;
+		*RING_GET_REQUEST(&ring->ring, ring->ring.req_prod_pvt) = req;
+		ring->ring.req_prod_pvt++;
+	} else {
+		ind_slot = plan.nr_grants;
+		for (i = 0; i < plan.nr_parts; i++) {
+			id = xbf_id_get(&ring->ids, op, (unsigned long)rq, i);
+			xbf_put_rw_part(ring, rq, pdu, &plan, i, id, op,
+					&ind_slot);
+		}
+		atomic64_add(plan.nr_grants, &info->stats.segments);
+		if (plan.nr_parts > 1)
+			atomic64_inc(&info->stats.split);
+	}
+	atomic64_inc(&info->stats.requests);
+	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&ring->ring, notify);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (notify)
+		notify_remote_via_irq(ring->irq);
+	return BLK_STS_OK;
+}
+
+static void xbf_complete_rq(struct request *rq)
+{
+	struct xbf_rq *pdu = blk_mq_rq_to_pdu(rq);
+
+	blk_mq_end_request(rq, pdu->status);
+}
+
+static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+			 unsigned int index)
+{
+	struct xbf_info *info = hctx->queue->queuedata;
+
+	if (index >= info->nr_rings)
+		return -EINVAL;
+	hctx->driver_data = &info->rings[index];
+	return 0;
+}
+
+static const struct blk_mq_ops xbf_mq_ops = {
+	.queue_rq = xbf_queue_rq,
+	.complete = xbf_complete_rq,
+	.init_hctx = xbf_init_hctx,
+};
+
+/* ---- rings ---- */
+
+/* End the ring grants with a checked revoke; keep the pages if mapped. */
+static void xbf_free_ring_pages(struct xbf_ring *ring)
+{
+	struct xbf_info *info = ring->info;
+	unsigned int i, nr = 1U << info->ring_order, busy = 0;
+
+	if (!ring->ring_va)
+		return;
+	for (i = 0; i < nr; i++) {
+		if (ring->ring_ref[i] == INVALID_GRANT_REF)
+			continue;
+		if (gnttab_try_end_foreign_access(ring->ring_ref[i]))
+			ring->ring_ref[i] = INVALID_GRANT_REF;
+		else
+			busy++;
+	}
+	if (busy) {
+		/* Never freed or reused: the backend can still write it. */
+		xbf_count_err(info, XBF_ERR_REVOKE);
+		info->leaked = true;
+		dev_err(&info->xbdev->dev,
+			"queue %u: backend still maps %u ring page(s); they are kept, never reused\n",
+			ring->index, busy);
+		xbf_kill(info, XBF_ERR_REVOKE, "ring grant still mapped by the backend");
+	} else {
+		free_pages_exact(ring->ring_va, nr * XEN_PAGE_SIZE);
+	}
+	ring->ring_va = NULL;
+}
+
+static void xbf_destroy_pool(struct xbf_ring *ring)
+{
+	struct xbf_info *info = ring->info;
+	struct xgp_front_stats st;
+
+	if (!ring->pool)
+		return;
+	cancel_work_sync(&ring->grow_work);
+	xgp_front_pool_stats(ring->pool, &st);
+	atomic64_add(st.grants_issued, &info->stats.pool_issued);
+	atomic64_add(st.reused, &info->stats.pool_reused);
+	if (st.revoke_busy)
+		xbf_count_err(info, XBF_ERR_REVOKE);
+	xgp_front_pool_destroy(ring->pool);
+	ring->pool = NULL;
+}
+
+/*
+ * Tear a ring down.  Outstanding requests are requeued or failed.  The
+ * queue must be quiesced (no xbf_queue_rq running) when it exists.
+ */
+static void xbf_free_ring(struct xbf_ring *ring, bool requeue)
+{
+	unsigned long flags;
+
+	if (ring->irq > 0) {
+		unbind_from_irqhandler(ring->irq, ring);
+		ring->irq = 0;
+		ring->evtchn = 0;
+	} else if (ring->evtchn) {
+		xenbus_free_evtchn(ring->info->xbdev, ring->evtchn);
+		ring->evtchn = 0;
+	}
+	spin_lock_irqsave(&ring->lock, flags);
+	xbf_drain_ring(ring, requeue);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	xbf_destroy_pool(ring);
+	xbf_idtab_destroy(&ring->ids);
+	xbf_free_ring_pages(ring);
+}
+
+static void xbf_free_rings(struct xbf_info *info, bool requeue)
+{
+	unsigned int i;
+
+	if (!info->rings)
+		return;
+	for (i = 0; i < info->nr_rings; i++)
+		xbf_free_ring(&info->rings[i], requeue);
+	kfree(info->rings);
+	info->rings = NULL;
+}
+
+static int xbf_setup_ring(struct xbf_info *info, struct xbf_ring *ring)
+{
+	struct xenbus_device *dev = info->xbdev;
+	unsigned int i, nr = 1U << info->ring_order;
+	struct blkif_sring *sring;
+	int err, ref;
+
+	for (i = 0; i < XENBUS_MAX_RING_GRANTS; i++)
+		ring->ring_ref[i] = INVALID_GRANT_REF;
+	ring->ring_va = alloc_pages_exact(nr * XEN_PAGE_SIZE,
+					  GFP_NOIO | __GFP_ZERO);
+	if (!ring->ring_va)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		void *va = (char *)ring->ring_va + i * XEN_PAGE_SIZE;
+
+		ref = gnttab_grant_foreign_access(dev->otherend_id,
+						  virt_to_gfn(va), 0);
+		if (ref < 0)
+			return ref;
+		ring->ring_ref[i] = ref;
+	}
+	sring = ring->ring_va;
+	SHARED_RING_INIT(sring);
+	FRONT_RING_INIT(&ring->ring, sring, nr * XEN_PAGE_SIZE);
+
+	err = xbf_idtab_init(&ring->ids, RING_SIZE(&ring->ring));
+	if (err)
+		return err;
+	err = xenbus_alloc_evtchn(dev, &ring->evtchn);
+	if (err)
+		return err;
+	err = bind_evtchn_to_irqhandler_lateeoi(ring->evtchn, xbf_interrupt,
+						0, ring->name, ring);
+	if (err <= 0)
+		return err ? err : -EINVAL;
+	ring->irq = err;
+	return 0;
+}
+
+static int xbf_write_ring(struct xbf_info *info, struct xbf_ring *ring,
+			  struct xenbus_transaction xbt, const char *dir)
+{
+	unsigned int i, nr = 1U << info->ring_order;
+	char key[16];
+	int err;
+
+	if (info->ring_order) {
+		for (i = 0; i < nr; i++) {
+			snprintf(key, sizeof(key), "ring-ref%u", i);
+			err = xenbus_printf(xbt, dir, key, "%u",
+					    ring->ring_ref[i]);
+			if (err)
+				return err;
+		}
+	} else {
+		err = xenbus_printf(xbt, dir, "ring-ref", "%u",
+				    ring->ring_ref[0]);
+		if (err)
+			return err;
+	}
+	return xenbus_printf(xbt, dir, "event-channel", "%u", ring->evtchn);
+}
+
+/* Allocate the rings and publish them; then switch to Initialised. */
+static int xbf_talk_to_backend(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	struct xenbus_transaction xbt;
+	const char *what = "allocating rings";
+	unsigned int i, be_order, be_queues, nr;
+	char *path = NULL;
+	int err;
+
+	be_order = xenbus_read_unsigned(dev->otherend, "max-ring-page-order",
+					0);
+	info->ring_order = min3(READ_ONCE(xbf_max_ring_page_order), be_order,
+				(unsigned int)XENBUS_MAX_RING_GRANT_ORDER);
+	be_queues = xenbus_read_unsigned(dev->otherend,
+					 "multi-queue-max-queues", 1);
+	if (!info->tag_set_ready) {
+		nr = min3(READ_ONCE(xbf_max_queues), be_queues,
+			  num_online_cpus());
+		info->nr_rings = max(nr, 1U);
+	} else if (info->nr_rings > max(be_queues, 1U)) {
+		dev_err(&dev->dev, "backend now offers %u queue(s), %u in use\n",
+			be_queues, info->nr_rings);
+		return -EINVAL;
+	}
+	info->offer_persistent = READ_ONCE(xbf_feature_persistent);
+	info->trusted = READ_ONCE(xbf_trusted) &&
+			xenbus_read_unsigned(dev->nodename, "trusted", 1);
+
+	info->rings = kcalloc(info->nr_rings, sizeof(*info->rings), GFP_NOIO);
+	if (!info->rings)
+		return -ENOMEM;
+	for (i = 0; i < info->nr_rings; i++) {
+		struct xbf_ring *ring = &info->rings[i];
+
+		ring->info = info;
+		ring->index = i;
+		spin_lock_init(&ring->lock);
+		INIT_WORK(&ring->grow_work, xbf_grow_work);
+		snprintf(ring->name, sizeof(ring->name), "xbf%u-q%u",
+			 info->vdevice, i);
+		err = xbf_setup_ring(info, ring);
+		if (err)
+			goto fail;
+	}
+	info->ring_size = RING_SIZE(&info->rings[0].ring);
+
+	path = kmalloc(strlen(dev->nodename) + 16, GFP_NOIO);
+	if (!path) {
+		err = -ENOMEM;
+		goto fail;
+	}
+again:
+	what = "starting transaction";
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		goto fail;
+	what = "writing ring references";
+	if (info->ring_order) {
+		err = xenbus_printf(xbt, dev->nodename, "ring-page-order",
+				    "%u", info->ring_order);
+		if (err)
+			goto abort;
+	}
+	if (info->nr_rings == 1) {
+		err = xbf_write_ring(info, &info->rings[0], xbt, dev->nodename);
+		if (err)
+			goto abort;
+	} else {
+		err = xenbus_printf(xbt, dev->nodename,
+				    "multi-queue-num-queues", "%u",
+				    info->nr_rings);
+		if (err)
+			goto abort;
+		for (i = 0; i < info->nr_rings; i++) {
+			sprintf(path, "%s/queue-%u", dev->nodename, i);
+			err = xbf_write_ring(info, &info->rings[i], xbt, path);
+			if (err)
+				goto abort;
+		}
+	}
+	what = "writing protocol";
+	err = xenbus_printf(xbt, dev->nodename, "protocol", "%s",
+			    XEN_IO_PROTO_ABI_NATIVE);
+	if (err)
+		goto abort;
+	err = xenbus_printf(xbt, dev->nodename, "feature-persistent", "%u",
+			    info->offer_persistent);
+	if (err)
+		goto abort;
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	if (err) {
+		what = "completing transaction";
+		goto fail;
+	}
+	kfree(path);
+	xenbus_switch_state(dev, XenbusStateInitialised);
+	return 0;
+
+abort:
+	xenbus_transaction_end(xbt, 1);
+fail:
+	kfree(path);
+	xenbus_dev_fatal(dev, err, "%s", what);
+	xbf_free_rings(info, false);
+	return err;
+}
+
+/* ---- disk ---- */
+
+static void xbf_disk_name(char *buf, size_t len, unsigned int idx)
+{
+	char tmp[8];
+	unsigned int n = 0, i;
+	size_t at;
+
+	idx++;
+	while (idx && n < sizeof(tmp)) {
+		idx--;
+		tmp[n++] = 'a' + idx % 26;
+		idx /= 26;
+	}
+	at = scnprintf(buf, len, "xvd");
+	for (i = 0; i < n && at + 1 < len; i++)
+		buf[at++] = tmp[n - 1 - i];
+	buf[at] = '\0';
+}
+
+static int xbf_parse_vdevice(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	unsigned int v, major;
+	const char *p;
+	int err;
+
+	err = xenbus_scanf(XBT_NIL, dev->nodename, "virtual-device", "%u", &v);
+	if (err != 1)
+		err = xenbus_scanf(XBT_NIL, dev->nodename,
+				   "virtual-device-ext", "%u", &v);
+	if (err != 1) {
+		dev_err(&dev->dev, "no virtual-device in xenstore\n");
+		return -ENODEV;
+	}
+	info->vdevice = v;
+	if (v & XBF_EXTENDED) {
+		info->first_minor = v & (XBF_EXTENDED - 1);
+		info->nr_minors = XBF_PARTS_PER_EXT_DISK;
+	} else {
+		major = v >> 8;
+		if (major != XENVBD_MAJOR) {
+			dev_err(&dev->dev,
+				"virtual-device %#x: only xvd (major %u) and extended numbers are supported\n",
+				v, XENVBD_MAJOR);
+			return -ENODEV;
+		}
+		info->first_minor = v & 0xff;
+		info->nr_minors = XBF_PARTS_PER_DISK;
+	}
+	if (info->first_minor & (info->nr_minors - 1) ||
+	    info->first_minor >= (1U << MINORBITS)) {
+		dev_err(&dev->dev, "virtual-device %#x is a partition or out of range\n",
+			v);
+		return -ENODEV;
+	}
+	info->disk_idx = info->first_minor / info->nr_minors;
+	p = strrchr(dev->nodename, '/');
+	if (!p || kstrtou16(p + 1, 0, &info->handle))
+		info->handle = v & 0xffff;
+	return 0;
+}
+
+static bool xbf_minor_taken(struct xbf_info *info)
+{
+	struct xbf_info *o;
+
+	list_for_each_entry(o, &xbf_devices, node)
+		if (o != info &&
+		    info->first_minor < o->first_minor + o->nr_minors &&
+		    o->first_minor < info->first_minor + info->nr_minors)
+			return true;
+	return false;
+}
+
+static ssize_t xbf_show_u64(struct device *dev, char *buf, u64 v)
+{
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)v);
+}
+
+static struct xbf_info *xbf_dev_info(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+#define XBF_STAT_ATTR(name, expr)					\
+static ssize_t name##_show(struct device *dev,				\
+			   struct device_attribute *attr, char *buf)	\
+{									\
+	struct xbf_info *info = xbf_dev_info(dev);			\
+									\
+	return xbf_show_u64(dev, buf, (expr));				\
+}									\
+static DEVICE_ATTR_RO(name)
+
+#define XBF_ST(f)	atomic64_read(&info->stats.f)
+
+XBF_STAT_ATTR(requests, XBF_ST(requests));
+XBF_STAT_ATTR(segments, XBF_ST(segments));
+XBF_STAT_ATTR(requests_split, XBF_ST(split));
+XBF_STAT_ATTR(requests_indirect, XBF_ST(indirect));
+XBF_STAT_ATTR(bounce_copies, XBF_ST(bounce_copies));
+XBF_STAT_ATTR(bounce_bytes, XBF_ST(bounce_bytes));
+XBF_STAT_ATTR(errors_io, XBF_ST(errors[XBF_ERR_IO]));
+XBF_STAT_ATTR(errors_notsupp, XBF_ST(errors[XBF_ERR_NOTSUPP]));
+XBF_STAT_ATTR(errors_protocol, XBF_ST(errors[XBF_ERR_PROTOCOL]));
+XBF_STAT_ATTR(errors_resource, XBF_ST(errors[XBF_ERR_RESOURCE]));
+XBF_STAT_ATTR(errors_revoke, XBF_ST(errors[XBF_ERR_REVOKE]));
+XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
+XBF_STAT_ATTR(persistent, info->persistent);
+XBF_STAT_ATTR(trusted, info->trusted);
+XBF_STAT_ATTR(nr_queues, info->nr_rings);
+XBF_STAT_ATTR(ring_pages, 1U << info->ring_order);
+XBF_STAT_ATTR(max_indirect_segments, info->max_indirect);
+XBF_STAT_ATTR(dead, xbf_dead(info));
+
+/* Pool counters: live pools plus pools destroyed before. */
+static void xbf_pool_sums(struct xbf_info *info, u64 *issued, u64 *reused)
+{
+	struct xgp_front_stats st;
+	unsigned int i;
+
+	mutex_lock(&info->mutex);
+	*issued = XBF_ST(pool_issued);
+	*reused = XBF_ST(pool_reused);
+	for (i = 0; info->rings && i < info->nr_rings; i++) {
+		if (!info->rings[i].pool)
+			continue;
+		xgp_front_pool_stats(info->rings[i].pool, &st);
+		*issued += st.grants_issued;
+		*reused += st.reused;
+	}
+	mutex_unlock(&info->mutex);
+}
+
+static ssize_t grants_issued_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	u64 issued, reused;
+
+	xbf_pool_sums(xbf_dev_info(dev), &issued, &reused);
+	return xbf_show_u64(dev, buf, issued);
+}
+static DEVICE_ATTR_RO(grants_issued);
+
+static ssize_t grants_reused_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	u64 issued, reused;
+
+	xbf_pool_sums(xbf_dev_info(dev), &issued, &reused);
+	return xbf_show_u64(dev, buf, reused);
+}
+static DEVICE_ATTR_RO(grants_reused);
+
+/*
+ * Each reuse of a slot saves this frontend a grant and an end of access
+ * and, with persistent grants, saves the backend a map and an unmap.
+ */
+static ssize_t grant_ops_saved_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct xbf_info *info = xbf_dev_info(dev);
+	u64 issued, reused;
+
+	xbf_pool_sums(info, &issued, &reused);
+	return xbf_show_u64(dev, buf, 2 * reused);
+}
+static DEVICE_ATTR_RO(grant_ops_saved);
+
+static ssize_t map_ops_saved_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	struct xbf_info *info = xbf_dev_info(dev);
+	u64 issued, reused;
+
+	xbf_pool_sums(info, &issued, &reused);
+	return xbf_show_u64(dev, buf, info->persistent ? 2 * reused : 0);
+}
+static DEVICE_ATTR_RO(map_ops_saved);
+
+static struct attribute *xbf_attrs[] = {
+	&dev_attr_requests.attr,
+	&dev_attr_segments.attr,
+	&dev_attr_requests_split.attr,
+	&dev_attr_requests_indirect.attr,
+	&dev_attr_bounce_copies.attr,
+	&dev_attr_bounce_bytes.attr,
+	&dev_attr_grants_issued.attr,
+	&dev_attr_grants_reused.attr,
+	&dev_attr_grant_ops_saved.attr,
+	&dev_attr_map_ops_saved.attr,
+	&dev_attr_errors_io.attr,
+	&dev_attr_errors_notsupp.attr,
+	&dev_attr_errors_protocol.attr,
+	&dev_attr_errors_resource.attr,
+	&dev_attr_errors_revoke.attr,
+	&dev_attr_errors_dead.attr,
+	&dev_attr_persistent.attr,
+	&dev_attr_trusted.attr,
+	&dev_attr_nr_queues.attr,
+	&dev_attr_ring_pages.attr,
+	&dev_attr_max_indirect_segments.attr,
+	&dev_attr_dead.attr,
+	NULL,
+};
+
+static const struct attribute_group xbf_attr_group = {
+	.name = "xps",
+	.attrs = xbf_attrs,
+};
+
+static const struct attribute_group *xbf_attr_groups[] = {
+	&xbf_attr_group,
+	NULL,
+};
+
+static const struct block_device_operations xbf_fops = {
+	.owner = THIS_MODULE,
+};
+
+/* Read the backend's disk parameters; validate every value. */
+static int xbf_read_disk_info(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	unsigned long long sectors;
+	unsigned int binfo, ssize, pssize;
+	int err;
+
+	err = xenbus_gather(XBT_NIL, dev->otherend, "sectors", "%llu",
+			    &sectors, "info", "%u", &binfo, "sector-size",
+			    "%u", &ssize, NULL);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "reading backend disk parameters");
+		return err;
+	}
+	pssize = xenbus_read_unsigned(dev->otherend, "physical-sector-size",
+				      ssize);
+	if (ssize < 512 || ssize > XGP_GRANT_SIZE || !is_power_of_2(ssize)) {
+		dev_err(&dev->dev, "backend sector-size %u unusable\n", ssize);
+		return -EINVAL;
+	}
+	if (pssize < ssize || !is_power_of_2(pssize) || pssize > (1U << 20))
+		pssize = ssize;
+	if (sectors > (u64)(sector_t)~0ULL >> 1) {
+		dev_err(&dev->dev, "backend size %llu sectors unusable\n",
+			sectors);
+		return -EINVAL;
+	}
+	info->sectors = sectors;
+	info->vdisk_info = binfo;
+	info->sector_size = ssize;
+	info->physical_sector_size = pssize;
+	return 0;
+}
+
+static void xbf_read_features(struct xbf_info *info)
+{
+	const char *oe = info->xbdev->otherend;
+
+	info->flush_op = 0;
+	if (xenbus_read_unsigned(oe, "feature-flush-cache", 0))
+		info->flush_op = BLKIF_OP_FLUSH_DISKCACHE;
+	else if (xenbus_read_unsigned(oe, "feature-barrier", 0))
+		info->flush_op = BLKIF_OP_WRITE_BARRIER;
+	info->discard = xenbus_read_unsigned(oe, "feature-discard", 0);
+	info->secure_discard = info->discard &&
+			       xenbus_read_unsigned(oe, "discard-secure", 0);
+	info->persistent = info->offer_persistent &&
+			   xenbus_read_unsigned(oe, "feature-persistent", 0);
+}
+
+static int xbf_alloc_disk(struct xbf_info *info)
+{
+	const char *oe = info->xbdev->otherend;
+	struct queue_limits lim = { 0 };
+	xps_blk_features_t features = 0;
+	struct gendisk *gd;
+	int err;
+
+	memset(&info->tag_set, 0, sizeof(info->tag_set));
+	info->tag_set.ops = &xbf_mq_ops;
+	info->tag_set.nr_hw_queues = info->nr_rings;
+	info->tag_set.queue_depth = info->depth;
+	info->tag_set.numa_node = NUMA_NO_NODE;
+	info->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
+	info->tag_set.cmd_size = sizeof(struct xbf_rq) +
+				 info->slots_per_rq * sizeof(struct xgp_slot *);
+	info->tag_set.driver_data = info;
+	err = blk_mq_alloc_tag_set(&info->tag_set);
+	if (err)
+		return err;
+	info->tag_set_ready = true;
+
+	lim.logical_block_size = info->sector_size;
+	lim.physical_block_size = info->physical_sector_size;
+	lim.max_hw_sectors = info->max_bytes >> XBF_SECTOR_SHIFT;
+	lim.max_segments = min(info->max_bytes / 512, (unsigned int)USHRT_MAX);
+	if (info->discard) {
+		lim.max_hw_discard_sectors = UINT_MAX >> XBF_SECTOR_SHIFT;
+		lim.discard_granularity =
+			xenbus_read_unsigned(oe, "discard-granularity",
+					     info->sector_size);
+		if (!lim.discard_granularity ||
+		    !is_power_of_2(lim.discard_granularity))
+			lim.discard_granularity = info->sector_size;
+		lim.discard_alignment =
+			xenbus_read_unsigned(oe, "discard-alignment", 0);
+		if (lim.discard_alignment >= lim.discard_granularity)
+			lim.discard_alignment = 0;
+		if (info->secure_discard)
+			lim.max_secure_erase_sectors = UINT_MAX >>
+						       XBF_SECTOR_SHIFT;
+	}
+	if (info->flush_op)
+		features |= BLK_FEAT_WRITE_CACHE;
+
+	gd = xps_blk_mq_alloc_disk(&info->tag_set, &lim, features, info);
+	if (IS_ERR(gd)) {
+		blk_mq_free_tag_set(&info->tag_set);
+		info->tag_set_ready = false;
+		return PTR_ERR(gd);
+	}
+	gd->major = XENVBD_MAJOR;
+	gd->first_minor = info->first_minor;
+	gd->minors = info->nr_minors;
+	gd->fops = &xbf_fops;
+	gd->private_data = info;
+	if (info->vdisk_info & (VDISK_REMOVABLE | VDISK_CDROM))
+		gd->flags |= GENHD_FL_REMOVABLE;
+	xbf_disk_name(gd->disk_name, sizeof(gd->disk_name), info->disk_idx);
+	set_capacity(gd, info->sectors);
+	set_disk_ro(gd, info->vdisk_info & VDISK_READONLY);
+	info->gd = gd;
+	return 0;
+}
+
+/* Create the slot pools of every ring, sized for the queue depth. */
+static int xbf_create_pools(struct xbf_info *info)
+{
+	unsigned int i, max = info->depth * info->slots_per_rq;
+	unsigned int prefill = min(max, 4 * info->slots_per_rq);
+	int err;
+
+	for (i = 0; i < info->nr_rings; i++) {
+		struct xbf_ring *ring = &info->rings[i];
+		struct xgp_front_pool *pool;
+
+		pool = xgp_front_pool_create(ring->name,
+					     info->xbdev->otherend_id, max, 0);
+		if (IS_ERR(pool))
+			return PTR_ERR(pool);
+		ring->pool = pool;
+		err = xgp_front_prefill(pool, prefill, GFP_NOIO);
+		if (err && err != -ENOSPC)
+			return err;
+	}
+	return 0;
+}
+
+static void xbf_connect(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	unsigned int be_ind, want;
+	struct xbf_plan p;
+	bool first = !info->tag_set_ready;
+	int err;
+
+	if (info->state == XBF_CONNECTED) {
+		/* capacity change while connected */
+		unsigned long long sectors;
+
+		if (xenbus_scanf(XBT_NIL, dev->otherend, "sectors", "%llu",
+				 &sectors) != 1 || sectors == info->sectors)
+			return;
+		dev_info(&dev->dev, "capacity changed from %llu to %llu sectors\n",
+			 (unsigned long long)info->sectors, sectors);
+		info->sectors = sectors;
+		set_capacity_and_notify(info->gd, sectors);
+		return;
+	}
+	if (!info->rings || xbf_dead(info))
+		return;
+
+	err = xbf_read_disk_info(info);
+	if (err)
+		goto fail;
+	xbf_read_features(info);
+	be_ind = xenbus_read_unsigned(dev->otherend,
+				      "feature-max-indirect-segments", 0);
+	want = xbf_effective_segs(be_ind, READ_ONCE(xbf_max_indirect_segments));
+	if (first) {
+		info->max_indirect = want;
+		info->max_bytes = max_t(unsigned int,
+					(want ? want : XBF_MAX_DIRECT_SEGS) *
+					XGP_GRANT_SIZE, PAGE_SIZE);
+		if (xbf_plan_request(info->max_bytes, want, &p)) {
+			err = -EINVAL;
+			goto fail;
+		}
+		info->slots_per_rq = p.nr_grants + p.nr_indirect;
+		info->max_parts = p.nr_parts;
+		info->depth = max(info->ring_size / info->max_parts, 1U);
+	} else if (want < info->max_indirect) {
+		/* The queue limits cannot shrink under the filesystem. */
+		dev_err(&dev->dev,
+			"backend now allows %u indirect segments, %u in use\n",
+			be_ind, info->max_indirect);
+		err = -EINVAL;
+		goto fail;
+	}
+
+	err = xbf_create_pools(info);
+	if (err)
+		goto fail;
+	if (first) {
+		err = xbf_alloc_disk(info);
+		if (err)
+			goto fail;
+	}
+	WRITE_ONCE(info->state, XBF_CONNECTED);
+	xenbus_switch_state(dev, XenbusStateConnected);
+
+	if (first) {
+		err = device_add_disk(&dev->dev, info->gd, xbf_attr_groups);
+		if (err) {
+			dev_err(&dev->dev, "adding the disk failed (%d)\n", err);
+			xbf_kill(info, XBF_ERR_DEAD, "disk registration failed");
+			return;
+		}
+		info->disk_added = true;
+	} else {
+		set_capacity_and_notify(info->gd, info->sectors);
+		blk_mq_unquiesce_queue(info->gd->queue);
+		blk_mq_kick_requeue_list(info->gd->queue);
+	}
+	dev_info(&dev->dev,
+		 "%s: %llu sectors of %u B, %u queue(s), %u-page ring, %s, %s grants, %u KB per request%s%s%s\n",
+		 info->gd->disk_name, (unsigned long long)info->sectors,
+		 info->sector_size, info->nr_rings, 1U << info->ring_order,
+		 info->max_indirect ? "indirect" : "plain",
+		 info->persistent ? "persistent" : "copied",
+		 info->max_bytes / 1024, info->flush_op ? ", flush" : "",
+		 info->discard ? ", discard" : "",
+		 info->trusted ? "" : ", untrusted backend");
+	return;
+
+fail:
+	xenbus_dev_fatal(dev, err, "connecting to the backend");
+	xbf_kill(info, XBF_ERR_DEAD, "connecting to the backend failed");
+}
+
+/* Backend going away: fail I/O, release the rings, say Closed. */
+static void xbf_closing(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+
+	if (dev->state == XenbusStateClosing || dev->state == XenbusStateClosed)
+		return;
+	xbf_kill(info, XBF_ERR_DEAD, "backend is closing");
+	flush_work(&info->kill_work);
+	if (info->gd)
+		blk_mq_quiesce_queue(info->gd->queue);
+	xbf_free_rings(info, false);
+	WRITE_ONCE(info->state, XBF_DISCONNECTED);
+	if (info->gd)
+		blk_mq_unquiesce_queue(info->gd->queue);
+	xenbus_frontend_closed(dev);
+}
+
+static void xbf_backend_changed(struct xenbus_device *dev,
+				enum xenbus_state backend_state)
+{
+	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+
+	mutex_lock(&info->mutex);
+	switch (backend_state) {
+	case XenbusStateInitWait:
+		if (dev->state != XenbusStateInitialising || info->rings)
+			break;
+		if (xbf_talk_to_backend(info))
+			xbf_kill(info, XBF_ERR_DEAD, "negotiation failed");
+		break;
+	case XenbusStateConnected:
+		if (dev->state != XenbusStateInitialised &&
+		    dev->state != XenbusStateConnected)
+			break;
+		xbf_connect(info);
+		break;
+	case XenbusStateClosed:
+		if (dev->state == XenbusStateClosed)
+			break;
+		fallthrough;
+	case XenbusStateClosing:
+		xbf_closing(info);
+		break;
+	default:
+		break;
+	}
+	mutex_unlock(&info->mutex);
+}
+
+static int xbf_probe(struct xenbus_device *dev,
+		     const struct xenbus_device_id *id)
+{
+	struct xbf_info *info;
+	int err;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	info->xbdev = dev;
+	mutex_init(&info->mutex);
+	INIT_LIST_HEAD(&info->node);
+	INIT_WORK(&info->kill_work, xbf_kill_work);
+	err = xbf_parse_vdevice(info);
+	if (err)
+		goto fail;
+
+	mutex_lock(&xbf_devices_lock);
+	if (xbf_minor_taken(info)) {
+		mutex_unlock(&xbf_devices_lock);
+		dev_err(&dev->dev, "minors %u..%u already in use\n",
+			info->first_minor,
+			info->first_minor + info->nr_minors - 1);
+		err = -EBUSY;
+		goto fail;
+	}
+	list_add_tail(&info->node, &xbf_devices);
+	mutex_unlock(&xbf_devices_lock);
+	dev_set_drvdata(&dev->dev, info);
+
+	/*
+	 * A driver unbound before us left the device Closed; saying
+	 * Initialising again re-arms a Closed backend (it goes InitWait).
+	 */
+	dev->state = XenbusStateUnknown;
+	err = xenbus_switch_state(dev, XenbusStateInitialising);
+	if (err) {
+		dev_set_drvdata(&dev->dev, NULL);
+		mutex_lock(&xbf_devices_lock);
+		list_del(&info->node);
+		mutex_unlock(&xbf_devices_lock);
+		goto fail;
+	}
+	return 0;
+fail:
+	kfree(info);
+	return err;
+}
+
+static void xbf_remove(struct xenbus_device *dev)
+{
+	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+
+	if (!info)
+		return;
+	xbf_kill(info, XBF_ERR_DEAD, "device removed");
+	flush_work(&info->kill_work);
+	if (info->disk_added)
+		del_gendisk(info->gd);
+	mutex_lock(&info->mutex);
+	if (info->gd)
+		blk_mq_quiesce_queue(info->gd->queue);
+	xbf_free_rings(info, false);
+	if (info->gd)
+		blk_mq_unquiesce_queue(info->gd->queue);
+	mutex_unlock(&info->mutex);
+	if (info->gd)
+		put_disk(info->gd);
+	if (info->tag_set_ready)
+		blk_mq_free_tag_set(&info->tag_set);
+	mutex_lock(&xbf_devices_lock);
+	list_del(&info->node);
+	mutex_unlock(&xbf_devices_lock);
+	dev_set_drvdata(&dev->dev, NULL);
+	if (info->leaked)
+		dev_err(&dev->dev, "ring pages still mapped by the backend were kept\n");
+	kfree(info);
+}
+
+/*
+ * After a restore the old rings are gone: requeue what was in flight,
+ * renegotiate, and send it again once the backend is connected.
+ */
+static int xbf_resume(struct xenbus_device *dev)
+{
+	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+	int err;
+
+	mutex_lock(&info->mutex);
+	if (info->gd)
+		blk_mq_quiesce_queue(info->gd->queue);
+	xbf_free_rings(info, true);
+	WRITE_ONCE(info->state, XBF_RESUMING);
+	err = xbf_talk_to_backend(info);
+	mutex_unlock(&info->mutex);
+	if (err && info->gd)
+		blk_mq_unquiesce_queue(info->gd->queue);
+	return err;
+}
+
+static const struct xenbus_device_id xbf_ids[] = {
+	{ "vbd" },
+	{ "" }
+};
+
+static struct xenbus_driver xbf_driver = {
+	.name = XBF_DRV_NAME,
+	.ids = xbf_ids,
+	.probe = xbf_probe,
+	.remove = xbf_remove,
+	.resume = xbf_resume,
+	.otherend_changed = xbf_backend_changed,
+	.not_essential = true,
+};
+
+static int __init xbf_init(void)
+{
+	int err;
+
+	BUILD_BUG_ON(XGP_GRANT_SIZE != XEN_PAGE_SIZE);
+	BUILD_BUG_ON(sizeof(struct blkif_request_segment) != XBF_SEG_DESC_SIZE);
+	if (!xen_domain())
+		return -ENODEV;
+	if (xen_hvm_domain() && !xen_has_pv_disk_devices())
+		return -ENODEV;
+	if (xbf_max_ring_page_order > XENBUS_MAX_RING_GRANT_ORDER) {
+		pr_info("max_ring_page_order %u capped to %u\n",
+			xbf_max_ring_page_order, XENBUS_MAX_RING_GRANT_ORDER);
+		xbf_max_ring_page_order = XENBUS_MAX_RING_GRANT_ORDER;
+	}
+	err = register_blkdev(XENVBD_MAJOR, "xvd");
+	if (err)
+		pr_info("major %u is taken (stock xen-blkfront loaded?); disks are created anyway\n",
+			XENVBD_MAJOR);
+	else
+		xbf_major_registered = true;
+	err = xenbus_register_frontend(&xbf_driver);
+	if (err && xbf_major_registered)
+		unregister_blkdev(XENVBD_MAJOR, "xvd");
+	return err;
+}
+
+static void __exit xbf_exit(void)
+{
+	xenbus_unregister_driver(&xbf_driver);
+	if (xbf_major_registered)
+		unregister_blkdev(XENVBD_MAJOR, "xvd");
+}
+
+module_init(xbf_init);
+module_exit(xbf_exit);
+
+MODULE_DESCRIPTION("Xen virtual block device frontend for any page size, with persistent grants and hardened response checks");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("xen:vbd");
+MODULE_SOFTDEP("pre: xen-grant-pool");
