@@ -30,6 +30,12 @@ apt_candidate() {
 	apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" { print $2 }'
 }
 
+# apt_candidates PKG...: "PKG=VERSION" lines, one apt call for all.
+apt_candidates() {
+	apt-cache policy "$@" 2>/dev/null |
+		awk '/^[^ ]/ { sub(":$", "", $1); p = $1 } $1 == "Candidate:" { print p "=" $2 }'
+}
+
 # lab_kver: the kernel release the lab boots.  It is taken from the same
 # apt candidate as linux-headers-amd64, so the lab kernel always equals the
 # headers that the suite's modules are built against on this host.

@@ -171,6 +171,10 @@ images_build() {
 		cat "$rootfs/packages"
 	} >"$tmp/manifest"
 	rm -rf "$dir"; mv "$tmp" "$dir"
+	# Older entries are dead weight (about 600 MB each): keep the current ones.
+	find "$LAB_CACHE/rootfs" "$LAB_CACHE/images" -mindepth 1 -maxdepth 1 \
+		! -name "$rkey" ! -name "$key" -exec rm -rf {} +
+	find "$LAB_CACHE/debs" -name "*.deb" ! -samefile "$kdeb" ! -samefile "$xdeb" -delete
 	time_line images-build "$t0"
 	log "images: built $dir ($(du -sh "$dir" | cut -f1))"
 	IMAGES_DIR=$dir

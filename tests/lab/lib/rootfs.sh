@@ -13,9 +13,9 @@ ROOTFS_PKGS="xen-utils-4.17 xenstore-utils iproute2 bridge-utils kmod fio iperf3
 # rootfs_key: hash of the package set, each package's candidate version
 # and this recipe.
 rootfs_key() {
-	local p v=
-	for p in $ROOTFS_PKGS; do v="$v $p=$(apt_candidate "$p")"; done
-	printf '%s\n%s\n' "$v" "$(sha256sum <"$LAB_DIR/lib/rootfs.sh")" | sha256sum | cut -c1-16
+	# shellcheck disable=SC2086
+	printf '%s\n%s\n' "$(apt_candidates $ROOTFS_PKGS | xargs)" "$(sha256sum <"$LAB_DIR/lib/rootfs.sh")" |
+		sha256sum | cut -c1-16
 }
 
 # host_debian_repos: "URI SUITE" lines for the host's Debian main repos of

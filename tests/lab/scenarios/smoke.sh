@@ -16,7 +16,7 @@
 #   <fn>_domU NAME      domU: the test itself
 
 smoke_steps="cpu-selfcheck xvda xvdb net fio-verify sha256-verify iperf3-up iperf3-down"
-smoke_budget=900
+smoke_budget=600
 smoke_domus="smoke"
 
 smoke_dom0_prepare() {
