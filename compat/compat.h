@@ -62,11 +62,11 @@
 #include <linux/blkdev.h>
 
 #ifdef HAVE_BLK_FEAT_FLAGS
-typedef typeof(((struct queue_limits *)0)->features) xps_blk_features_t;
+#define xps_blk_features_t typeof(((struct queue_limits *)0)->features)
 #else
-typedef unsigned int xps_blk_features_t;
-#define BLK_FEAT_WRITE_CACHE	(1U << 0)
-#define BLK_FEAT_FUA		(1U << 1)
+#define xps_blk_features_t unsigned int
+#define BLK_FEAT_WRITE_CACHE	BIT(0)
+#define BLK_FEAT_FUA		BIT(1)
 #endif
 
 static inline struct gendisk *

