@@ -35,8 +35,10 @@ fetch_deb() {
 	mkdir -p "$LAB_CACHE/debs"
 	f=$(ls "$LAB_CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
 	if [ -z "$f" ]; then
-		# apt-get download uses apt's own sources and proxy settings.
-		(cd "$LAB_CACHE/debs" && apt-get download -q "$pkg=$ver" >&2) || die "apt-get download $pkg=$ver failed"
+		# apt-get download uses apt's own sources and proxy settings.  The
+		# cache is root's, which apt's _apt sandbox user cannot write to.
+		(cd "$LAB_CACHE/debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver" >&2) ||
+			die "apt-get download $pkg=$ver failed"
 		f=$(ls "$LAB_CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n1)
 	fi
 	echo "$f"

@@ -11,9 +11,14 @@
 #   <fn>_domus          domU names (one xl config each)
 #   <fn>_dom0_prepare   dom0: backing devices, servers (before xl create)
 #   <fn>_domU_cfg NAME IDX  dom0: extra xl config lines for domU NAME
+#   <fn>_domU_cmdline NAME  dom0: optional, extra domU kernel arguments
 #   <fn>_rpc DOMID CMD ARGS dom0: handle a domU request, set RPC_REPLY
 #   <fn>_dom0_finish    dom0: optional, after the domUs are gone
-#   <fn>_domU NAME      domU: the test itself
+#   <fn>_domU NAME      domU: the test itself (one function for all the
+#                       scenario's domUs: branch on NAME)
+# Each domU gets 10.0.0.<idx> on xenbr0 (dom0 is 10.0.0.1), MAC
+# 00:16:3e:00:00:<idx>, and memory = 384 / vcpus = 1 unless its config
+# lines set those keys.
 
 smoke_steps="cpu-selfcheck xvda xvdb net fio-verify sha256-verify iperf3-up iperf3-down"
 smoke_budget=600
