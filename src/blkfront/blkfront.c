@@ -30,6 +30,7 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/major.h>
+#include <linux/delay.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <xen/xen.h>
@@ -155,6 +156,8 @@ struct xbf_info {
 	u16 handle;
 	enum xbf_state state;
 	bool dead;			/* set once, never cleared */
+	bool dead_error;		/* killed for a fault, not a shutdown */
+	bool rings_live;		/* rings allocated and published */
 	bool leaked;			/* ring pages kept: backend mapped them */
 	struct work_struct kill_work;
 	/* negotiated at talk time */
@@ -216,9 +219,19 @@ static void xbf_kill(struct xbf_info *info, enum xbf_err why, const char *what)
 {
 	if (xchg(&info->dead, true))
 		return;
+	WRITE_ONCE(info->dead_error, true);
 	xbf_count_err(info, why);
 	dev_err(&info->xbdev->dev,
 		"%s; device disabled, all I/O to it now fails\n", what);
+	schedule_work(&info->kill_work);
+}
+
+/* The same for an orderly end (unbind, backend closing): no error. */
+static void xbf_shutdown(struct xbf_info *info, const char *why)
+{
+	if (xchg(&info->dead, true))
+		return;
+	dev_info(&info->xbdev->dev, "%s; I/O to the device now fails\n", why);
 	schedule_work(&info->kill_work);
 }
 
@@ -319,26 +332,35 @@ static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
 	return n;
 }
 
-static void xbf_kill_work(struct work_struct *work)
+/* Fail every outstanding request of a dead device.  info->mutex held. */
+static void xbf_fail_all(struct xbf_info *info)
 {
-	struct xbf_info *info = container_of(work, struct xbf_info, kill_work);
 	unsigned int i, n = 0;
 	unsigned long flags;
 
-	mutex_lock(&info->mutex);
-	for (i = 0; info->rings && i < info->nr_rings; i++) {
+	for (i = 0; info->rings_live && i < info->nr_rings; i++) {
 		struct xbf_ring *ring = &info->rings[i];
 
 		spin_lock_irqsave(&ring->lock, flags);
 		n += xbf_drain_ring(ring, false);
 		spin_unlock_irqrestore(&ring->lock, flags);
 	}
-	mutex_unlock(&info->mutex);
 	atomic64_add(n, &info->stats.errors[XBF_ERR_DEAD]);
 	if (n)
-		dev_err(&info->xbdev->dev, "failed %u outstanding request(s)\n",
-			n);
-	xenbus_dev_error(info->xbdev, -EIO, "frontend disabled the device");
+		dev_info(&info->xbdev->dev, "failed %u outstanding request(s)\n",
+			 n);
+}
+
+static void xbf_kill_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(work, struct xbf_info, kill_work);
+
+	mutex_lock(&info->mutex);
+	xbf_fail_all(info);
+	mutex_unlock(&info->mutex);
+	if (READ_ONCE(info->dead_error))
+		xenbus_dev_error(info->xbdev, -EIO,
+				 "frontend disabled the device");
 }
 
 static irqreturn_t xbf_interrupt(int irq, void *dev_id)
@@ -419,6 +441,8 @@ static void xbf_grow_work(struct work_struct *work)
 	struct xbf_info *info = ring->info;
 	int err;
 
+	if (!ring->pool)
+		return;
 	err = xgp_front_prefill(ring->pool, 2 * info->slots_per_rq, GFP_NOIO);
 	if (err && err != -ENOSPC)
 		dev_warn_ratelimited(&info->xbdev->dev,
@@ -722,16 +746,53 @@ static void xbf_free_ring(struct xbf_ring *ring, bool requeue)
 	xbf_free_ring_pages(ring);
 }
 
+/*
+ * The ring array itself lives as long as the device (the hardware
+ * queues point into it); this releases what each ring holds.
+ */
 static void xbf_free_rings(struct xbf_info *info, bool requeue)
 {
 	unsigned int i;
 
-	if (!info->rings)
+	if (!info->rings_live)
 		return;
 	for (i = 0; i < info->nr_rings; i++)
 		xbf_free_ring(&info->rings[i], requeue);
-	kfree(info->rings);
-	info->rings = NULL;
+	info->rings_live = false;
+}
+
+/*
+ * Release the rings with the queue quiesced.  With @requeue (resume)
+ * the queue stays quiesced until the backend is connected again; a
+ * device still resuming already has its queue quiesced.  info->mutex
+ * held.
+ */
+static void xbf_teardown(struct xbf_info *info, bool requeue)
+{
+	bool resuming = info->state == XBF_RESUMING;
+
+	if (info->gd && !resuming)
+		blk_mq_quiesce_queue(info->gd->queue);
+	xbf_free_rings(info, requeue);
+	if (requeue)
+		return;
+	WRITE_ONCE(info->state, XBF_DISCONNECTED);
+	if (info->gd) {
+		blk_mq_unquiesce_queue(info->gd->queue);
+		blk_mq_kick_requeue_list(info->gd->queue);
+	}
+}
+
+/* A resume that cannot complete: let the (dead) queue fail its I/O. */
+static void xbf_abort_resume(struct xbf_info *info)
+{
+	if (info->state != XBF_RESUMING)
+		return;
+	WRITE_ONCE(info->state, XBF_DISCONNECTED);
+	if (info->gd) {
+		blk_mq_unquiesce_queue(info->gd->queue);
+		blk_mq_kick_requeue_list(info->gd->queue);
+	}
 }
 
 static int xbf_setup_ring(struct xbf_info *info, struct xbf_ring *ring)
@@ -814,7 +875,7 @@ static int xbf_talk_to_backend(struct xbf_info *info)
 				(unsigned int)XENBUS_MAX_RING_GRANT_ORDER);
 	be_queues = xenbus_read_unsigned(dev->otherend,
 					 "multi-queue-max-queues", 1);
-	if (!info->tag_set_ready) {
+	if (!info->rings) {
 		nr = min3(READ_ONCE(xbf_max_queues), be_queues,
 			  num_online_cpus());
 		info->nr_rings = max(nr, 1U);
@@ -827,12 +888,17 @@ static int xbf_talk_to_backend(struct xbf_info *info)
 	info->trusted = READ_ONCE(xbf_trusted) &&
 			xenbus_read_unsigned(dev->nodename, "trusted", 1);
 
-	info->rings = kcalloc(info->nr_rings, sizeof(*info->rings), GFP_NOIO);
-	if (!info->rings)
-		return -ENOMEM;
+	if (!info->rings) {
+		info->rings = kcalloc(info->nr_rings, sizeof(*info->rings),
+				      GFP_NOIO);
+		if (!info->rings)
+			return -ENOMEM;
+	}
+	info->rings_live = true;
 	for (i = 0; i < info->nr_rings; i++) {
 		struct xbf_ring *ring = &info->rings[i];
 
+		memset(ring, 0, sizeof(*ring));
 		ring->info = info;
 		ring->index = i;
 		spin_lock_init(&ring->lock);
@@ -1033,7 +1099,7 @@ static void xbf_pool_sums(struct xbf_info *info, u64 *issued, u64 *reused)
 	mutex_lock(&info->mutex);
 	*issued = XBF_ST(pool_issued);
 	*reused = XBF_ST(pool_reused);
-	for (i = 0; info->rings && i < info->nr_rings; i++) {
+	for (i = 0; info->rings_live && i < info->nr_rings; i++) {
 		if (!info->rings[i].pool)
 			continue;
 		xgp_front_pool_stats(info->rings[i].pool, &st);
@@ -1289,7 +1355,7 @@ static void xbf_connect(struct xbf_info *info)
 		set_capacity_and_notify(info->gd, sectors);
 		return;
 	}
-	if (!info->rings || xbf_dead(info))
+	if (!info->rings_live || xbf_dead(info))
 		return;
 
 	err = xbf_read_disk_info(info);
@@ -1358,24 +1424,57 @@ static void xbf_connect(struct xbf_info *info)
 fail:
 	xenbus_dev_fatal(dev, err, "connecting to the backend");
 	xbf_kill(info, XBF_ERR_DEAD, "connecting to the backend failed");
+	xbf_abort_resume(info);
 }
 
-/* Backend going away: fail I/O, release the rings, say Closed. */
-static void xbf_closing(struct xbf_info *info)
+/*
+ * Backend going away (xl block-detach): fail the I/O and say Closed, upon
+ * which the backend unmaps everything; the rings are released once it
+ * is Closed, so that every grant end succeeds.
+ */
+static void xbf_closing(struct xbf_info *info, enum xenbus_state be_state)
 {
 	struct xenbus_device *dev = info->xbdev;
 
-	if (dev->state == XBF_XS_CLOSING || dev->state == XBF_XS_CLOSED)
+	if (dev->state != XBF_XS_CLOSED) {
+		xbf_shutdown(info, "backend is closing");
+		xbf_fail_all(info);
+		xenbus_frontend_closed(dev);
+	}
+	if (be_state == XBF_XS_CLOSED)
+		xbf_teardown(info, false);
+}
+
+/*
+ * Orderly disconnect before releasing the rings (unbind, rmmod): say
+ * Closing then Closed and give the backend a few seconds to unmap.
+ * No watch fires during remove, so the backend state is polled.
+ */
+static void xbf_disconnect_backend(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	enum xenbus_state st;
+	unsigned int i;
+
+	st = xenbus_read_driver_state(dev->otherend);
+	if (st == XBF_XS_CLOSED || st == XBF_XS_UNKNOWN)
 		return;
-	xbf_kill(info, XBF_ERR_DEAD, "backend is closing");
-	flush_work(&info->kill_work);
-	if (info->gd)
-		blk_mq_quiesce_queue(info->gd->queue);
-	xbf_free_rings(info, false);
-	WRITE_ONCE(info->state, XBF_DISCONNECTED);
-	if (info->gd)
-		blk_mq_unquiesce_queue(info->gd->queue);
-	xenbus_frontend_closed(dev);
+	xenbus_switch_state(dev, XBF_XS_CLOSING);
+	for (i = 0; i < 100; i++) {
+		st = xenbus_read_driver_state(dev->otherend);
+		if (st >= XBF_XS_CLOSING || st == XBF_XS_UNKNOWN)
+			break;
+		msleep(20);
+	}
+	xenbus_switch_state(dev, XBF_XS_CLOSED);
+	for (i = 0; i < 250; i++) {
+		st = xenbus_read_driver_state(dev->otherend);
+		if (st == XBF_XS_CLOSED || st == XBF_XS_UNKNOWN)
+			return;
+		msleep(20);
+	}
+	dev_info(&dev->dev, "backend did not close within 5 s (state %d)\n",
+		 st);
 }
 
 static void xbf_backend_changed(struct xenbus_device *dev,
@@ -1386,7 +1485,7 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 	mutex_lock(&info->mutex);
 	switch (backend_state) {
 	case XBF_XS_INITWAIT:
-		if (dev->state != XBF_XS_INITIALISING || info->rings)
+		if (dev->state != XBF_XS_INITIALISING || info->rings_live)
 			break;
 		if (xbf_talk_to_backend(info))
 			xbf_kill(info, XBF_ERR_DEAD, "negotiation failed");
@@ -1398,11 +1497,8 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 		xbf_connect(info);
 		break;
 	case XBF_XS_CLOSED:
-		if (dev->state == XBF_XS_CLOSED)
-			break;
-		fallthrough;
 	case XBF_XS_CLOSING:
-		xbf_closing(info);
+		xbf_closing(info, backend_state);
 		break;
 	default:
 		break;
@@ -1465,17 +1561,17 @@ static void xbf_remove(struct xenbus_device *dev)
 
 	if (!info)
 		return;
-	xbf_kill(info, XBF_ERR_DEAD, "device removed");
+	xbf_shutdown(info, "unbinding");
 	flush_work(&info->kill_work);
 	if (info->disk_added)
 		del_gendisk(info->gd);
 	mutex_lock(&info->mutex);
-	if (info->gd)
-		blk_mq_quiesce_queue(info->gd->queue);
-	xbf_free_rings(info, false);
-	if (info->gd)
-		blk_mq_unquiesce_queue(info->gd->queue);
+	xbf_fail_all(info);
+	if (info->rings_live)
+		xbf_disconnect_backend(info);
+	xbf_teardown(info, false);
 	mutex_unlock(&info->mutex);
+	flush_work(&info->kill_work);
 	if (info->gd)
 		put_disk(info->gd);
 	if (info->tag_set_ready)
@@ -1486,6 +1582,7 @@ static void xbf_remove(struct xenbus_device *dev)
 	dev_set_drvdata(&dev->dev, NULL);
 	if (info->leaked)
 		dev_err(&dev->dev, "ring pages still mapped by the backend were kept\n");
+	kfree(info->rings);
 	kfree(info);
 }
 
@@ -1499,14 +1596,19 @@ static int xbf_resume(struct xenbus_device *dev)
 	int err;
 
 	mutex_lock(&info->mutex);
-	if (info->gd)
-		blk_mq_quiesce_queue(info->gd->queue);
-	xbf_free_rings(info, true);
+	if (xbf_dead(info)) {
+		xbf_teardown(info, false);
+		mutex_unlock(&info->mutex);
+		return 0;
+	}
+	xbf_teardown(info, true);
 	WRITE_ONCE(info->state, XBF_RESUMING);
 	err = xbf_talk_to_backend(info);
+	if (err) {
+		xbf_kill(info, XBF_ERR_DEAD, "renegotiation after resume failed");
+		xbf_abort_resume(info);
+	}
 	mutex_unlock(&info->mutex);
-	if (err && info->gd)
-		blk_mq_unquiesce_queue(info->gd->queue);
 	return err;
 }
 
