@@ -659,7 +659,7 @@ static void xbf_complete_rq(struct request *rq)
 static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 			 unsigned int index)
 {
-	struct xbf_info *info = hctx->queue->queuedata;
+	struct xbf_info *info = data;	/* tag_set.driver_data */
 
 	if (index >= info->nr_rings)
 		return -EINVAL;
