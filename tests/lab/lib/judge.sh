@@ -86,7 +86,7 @@ judge_run() {
 		# Results the scenario reported beyond its declared steps (setup
 		# failures, timeouts) are failures worth seeing, or extra passes.
 		while read -r _ step verdict detail; do
-			step=${step#$s/}
+			step=${step#"$s"/}
 			case " $steps " in *" $step "*) continue ;; esac
 			judge_emit "$s" "$step" "$verdict" "$detail"
 		done < <(grep -oE "XPS-RESULT $s/[^ ]+ (PASS|FAIL).*" "$log" || true)

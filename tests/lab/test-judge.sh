@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test-judge.sh - checks lib/judge.sh on synthetic serial logs (no QEMU,
+# no root, a few seconds).  Prints PASS:/FAIL: lab/judge/<case> lines.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# A log in which every smoke step passed.
+good() {
+	cat <<'EOF'
+(XEN) [    1.000000] Xen version 4.17.7
+XPS-SELFCHECK * dom0 OK sha256x3
+XPS-DOMU smoke smoke 1 created_in=3s
+[domU:smoke] XPS-SELFCHECK smoke smoke OK sha256x3
+[domU:smoke] XPS-RESULT smoke/xvda PASS sectors=1
+[domU:smoke] XPS-RESULT smoke/xvdb PASS sectors=1
+[domU:smoke] XPS-RESULT smoke/net PASS up
+[domU:smoke] XPS-RESULT smoke/fio-verify PASS ok
+[domU:smoke] XPS-RESULT smoke/sha256-verify PASS ok
+[domU:smoke] XPS-RESULT smoke/iperf3-up PASS 1Mbits/sec
+[domU:smoke] XPS-RESULT smoke/iperf3-down PASS 1Mbits/sec
+XPS-SCENARIO-END smoke 60
+XPS-DONE uptime=90
+EOF
+}
+
+# expect CASE RC PATTERN: judge $tmp/CASE, want exit RC and PATTERN in output.
+expect() {
+	local c=$1 rc=$2 pat=$3 got=0 out
+	out=$("$here/lab" judge "$tmp/$c" smoke 2>&1) || got=$?
+	if [ "$got" = "$rc" ] && grep -qE -- "$pat" <<<"$out"; then
+		echo "PASS: lab/judge/$c"
+	else
+		echo "FAIL: lab/judge/$c exit=$got (want $rc), no line matching '$pat'"
+		fails=$((fails + 1))
+	fi
+}
+
+mk() { mkdir -p "$tmp/$1"; cat >"$tmp/$1/serial.log"; }
+
+good | mk all-pass
+expect all-pass 0 '^SUMMARY: 0 failure'
+
+good | sed 's/smoke\/fio-verify PASS ok/smoke\/fio-verify FAIL verify: bad header/' | mk step-fail
+expect step-fail 1 '^FAIL: lab/x86/smoke/fio-verify verify: bad header'
+
+good | grep -v 'iperf3-down' | mk missing-step
+expect missing-step 1 '^FAIL: lab/x86/smoke/iperf3-down no result'
+
+good | grep -v -e XPS-DONE -e XPS-SCENARIO-END | mk hang
+expect hang 1 '^FAIL: lab/x86/smoke/complete no end marker'
+
+{ good; echo '[domU:smoke] [   12.5] WARNING: CPU: 0 PID: 1 at drivers/block/xen-blkfront.c:1 x'; } | mk domU-warning
+expect domU-warning 1 '^FAIL: lab/x86/smoke/log-clean .*xen-blkfront'
+
+{ good; echo '(XEN) [   2.0] Assertion failed'; echo '[   30.1] BUG: kernel NULL pointer dereference'; } | mk dom0-bug
+expect dom0-bug 1 '^FAIL: lab/x86/smoke/log-clean .*NULL pointer'
+
+{ good; echo '[   30.1] xen: DEBUG_WARNINGS=n CONFIG_BUGFIX'; } | mk no-false-positive
+expect no-false-positive 0 '^PASS: lab/x86/smoke/log-clean'
+
+good | sed 's/^\[domU:smoke\] XPS-SELFCHECK.*/[domU:smoke] XPS-LABFAULT smoke smoke cpu-selfcheck mismatch: sha256#2/' | mk lab-fault
+expect lab-fault 3 '^FAIL: lab/x86/smoke/cpu-selfcheck LAB FAULT'
+
+[ "$fails" = 0 ]
