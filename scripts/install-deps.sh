@@ -11,7 +11,7 @@ pkgs=(
 	make gcc libc6-dev linux-headers-amd64 sparse dwarves linux-source-6.1
 	git kmod python3
 	# the QEMU lab: Xen and the guests' kernels are unpacked, not installed
-	qemu-system-x86 debootstrap cpio xz-utils zstd busybox-static file bc
+	qemu-system-x86 debootstrap cpio xz-utils gzip file util-linux
 )
 
 missing=()
