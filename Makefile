@@ -10,6 +10,7 @@
 #   make w1                 W=1 build, any warning in our files fails
 #   make matrix             build against every Debian header set we can get
 #   make lab                boot the real-Xen QEMU lab with the suite loaded
+#   make bench              benchmarks in the lab (never part of check)
 #   make clean | distclean  distclean also drops the lab and matrix caches
 #
 # DKMS passes KDIR (and KVER); the running kernel is only a default.
@@ -25,12 +26,12 @@ export XPS_CACHE
 KMAKE = $(MAKE) -C $(KDIR) M=$(SRC) -j$(JOBS)
 
 .PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
-	lab lab-images check help
+	lab lab-images check bench help
 
 all: modules
 
 help:
-	@sed -n "3,15p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,16p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
@@ -86,3 +87,6 @@ lab: deps
 
 check: deps
 	scripts/check.sh
+
+bench: deps
+	scripts/bench/run.sh

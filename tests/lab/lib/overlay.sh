@@ -15,6 +15,13 @@ overlay_tree() {
 	cp "$LAB_DIR/guest/lib.sh" "$d/xps/lib.sh"
 	for s in "$@"; do cp "$LAB_DIR/scenarios/$s.sh" "$d/xps/scenarios/"; done
 	printf 'SCENARIOS="%s"\nKVER=%s\n' "$*" "$kver" >"$d/xps/run.conf"
+	# Host variables named XPS_SCN_* parametrize scenarios (a benchmark's
+	# repetitions and parameter sweep): they reach the guests' run.conf.
+	local v
+	for v in ${!XPS_SCN_@}; do
+		case "${!v}" in *[!A-Za-z0-9_.,:=/+-]*) die "$v: only [A-Za-z0-9_.,:=/+-] allowed" ;; esac
+		printf '%s=%s\n' "$v" "${!v}" >>"$d/xps/run.conf"
+	done
 	# The CPU self-check compares the guests' digests with the host's.
 	seq 1 200000 | sha256sum | cut -d' ' -f1 >"$d/xps/selfcheck.sha256"
 	if [ -n "$modules" ]; then

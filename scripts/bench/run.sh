@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [blk]: `make bench`. Boots the lab with the benchmark scenario,
+# collects the samples it emits into build/bench/<name>-<time>/samples.jsonl
+# and prints the comparison tables (report.py). Never part of make check.
+#
+# Knobs (environment), passed into the lab as XPS_SCN_BENCH_*:
+#   BENCH_DRIVER   frontend module under test     (default xen-blkfront)
+#   BENCH_SWEEP    PARAM:V1,V2,... to compare      (default feature_persistent:0,1)
+#   BENCH_REPS     pairs of runs                   (default 5)
+#   BENCH_RUNTIME  seconds per run                 (default 10)
+#   BENCH_JOBS     fio jobs                        (default 4)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bench=${1:-blk}
+case "$bench" in
+blk) scenario=bench-blk ;;
+*) echo "usage: $0 [blk]" >&2; exit 2 ;;
+esac
+for k in DRIVER SWEEP REPS RUNTIME JOBS; do
+	v=BENCH_$k
+	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
+done
+
+out="$root/build/bench/$bench-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$out"
+"$root/scripts/lab-modules.sh" "$out/modules" >/dev/null
+rc=0
+XPS_LAB_OUT="$out" "$root/tests/lab/lab" run --modules "$out/modules" "$scenario" |
+	tee "$out/lab.txt" || rc=$?
+sed -n 's/^\(\[[^]]*\] \)\{0,1\}XPS-SAMPLE //p' "$out/$scenario/serial.log" >"$out/samples.jsonl"
+echo
+echo "samples: $out/samples.jsonl ($(wc -l <"$out/samples.jsonl") lines)"
+echo "kernel $("$root/tests/lab/lab" kver), Xen under QEMU TCG: compare variants within this run only"
+echo
+python3 "$root/scripts/bench/report.py" "$out/samples.jsonl" | tee "$out/report.txt"
+exit $rc
