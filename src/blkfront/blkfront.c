@@ -50,6 +50,8 @@
 #define XBF_PARTS_PER_EXT_DISK	256
 #define XBF_EXT_SHIFT		28
 #define XBF_EXTENDED		BIT(XBF_EXT_SHIFT)
+/* persistent grants a stock blkback keeps per ring (max_pgrants default) */
+#define XBF_BACKEND_PGRANTS	1056U
 
 /*
  * enum xenbus_state values: Xen's public ABI (xen/interface/io/xenbus.h),
@@ -99,7 +101,6 @@ enum xbf_err {
 	XBF_ERR_IO,		/* backend answered BLKIF_RSP_ERROR */
 	XBF_ERR_NOTSUPP,	/* backend answered BLKIF_RSP_EOPNOTSUPP */
 	XBF_ERR_PROTOCOL,	/* malformed response or ring index */
-	XBF_ERR_RESOURCE,	/* no free slot: request retried later */
 	XBF_ERR_REVOKE,		/* a grant the backend would not release */
 	XBF_ERR_DEAD,		/* requests failed by a dead device */
 	XBF_ERR_NR,
@@ -112,6 +113,7 @@ struct xbf_stats {
 	atomic64_t indirect;
 	atomic64_t bounce_copies;
 	atomic64_t bounce_bytes;
+	atomic64_t slot_waits;	/* no free slot: request retried later */
 	atomic64_t errors[XBF_ERR_NR];
 	/* pool counters of pools already destroyed */
 	atomic64_t pool_issued;
@@ -452,6 +454,28 @@ static void xbf_grow_work(struct work_struct *work)
 		blk_mq_run_hw_queues(info->gd->queue, true);
 }
 
+/*
+ * No free slot for a request.  A pool below its limit grows (the work
+ * reruns the queues).  With requests in flight on this ring, their
+ * completion frees slots and restarts the queue; otherwise the block
+ * layer retries after a short delay.  No lock held.
+ */
+static blk_status_t xbf_slot_wait(struct xbf_ring *ring)
+{
+	struct xgp_front_stats st;
+	unsigned long flags;
+	unsigned int busy;
+
+	atomic64_inc(&ring->info->stats.slot_waits);
+	xgp_front_pool_stats(ring->pool, &st);
+	if (st.slots < st.max_slots)
+		schedule_work(&ring->grow_work);
+	spin_lock_irqsave(&ring->lock, flags);
+	busy = ring->ids.inflight;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return busy ? BLK_STS_DEV_RESOURCE : BLK_STS_RESOURCE;
+}
+
 /* Take the slots of a request and fill them.  No lock held. */
 static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 				  struct xbf_rq *pdu, const struct xbf_plan *p)
@@ -464,9 +488,7 @@ static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 
 		if (!s) {
 			xbf_put_slots(ring, pdu);
-			xbf_count_err(info, XBF_ERR_RESOURCE);
-			schedule_work(&ring->grow_work);
-			return BLK_STS_RESOURCE;
+			return xbf_slot_wait(ring);
 		}
 		pdu->slots[pdu->nr_slots++] = s;
 	}
@@ -1080,7 +1102,7 @@ XBF_STAT_ATTR(bounce_bytes, XBF_ST(bounce_bytes));
 XBF_STAT_ATTR(errors_io, XBF_ST(errors[XBF_ERR_IO]));
 XBF_STAT_ATTR(errors_notsupp, XBF_ST(errors[XBF_ERR_NOTSUPP]));
 XBF_STAT_ATTR(errors_protocol, XBF_ST(errors[XBF_ERR_PROTOCOL]));
-XBF_STAT_ATTR(errors_resource, XBF_ST(errors[XBF_ERR_RESOURCE]));
+XBF_STAT_ATTR(slot_waits, XBF_ST(slot_waits));
 XBF_STAT_ATTR(errors_revoke, XBF_ST(errors[XBF_ERR_REVOKE]));
 XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
 XBF_STAT_ATTR(persistent, info->persistent);
@@ -1162,6 +1184,7 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_requests_indirect.attr,
 	&dev_attr_bounce_copies.attr,
 	&dev_attr_bounce_bytes.attr,
+	&dev_attr_slot_waits.attr,
 	&dev_attr_grants_issued.attr,
 	&dev_attr_grants_reused.attr,
 	&dev_attr_grant_ops_saved.attr,
@@ -1169,7 +1192,6 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_errors_io.attr,
 	&dev_attr_errors_notsupp.attr,
 	&dev_attr_errors_protocol.attr,
-	&dev_attr_errors_resource.attr,
 	&dev_attr_errors_revoke.attr,
 	&dev_attr_errors_dead.attr,
 	&dev_attr_persistent.attr,
@@ -1311,12 +1333,20 @@ static int xbf_alloc_disk(struct xbf_info *info)
 	return 0;
 }
 
-/* Create the slot pools of every ring, sized for the queue depth. */
+/*
+ * Create the slot pools of every ring, sized for the queue depth but
+ * within what a stock blkback keeps mapped per ring (its max_pgrants
+ * default): beyond that it maps and unmaps per request and keeps purging
+ * its persistent grants, which costs far more than waiting for a slot.
+ */
 static int xbf_create_pools(struct xbf_info *info)
 {
 	unsigned int i, max = info->depth * info->slots_per_rq;
-	unsigned int prefill = min(max, 4 * info->slots_per_rq);
+	unsigned int prefill;
 	int err;
+
+	max = max(min(max, XBF_BACKEND_PGRANTS), info->slots_per_rq);
+	prefill = min(max, 4 * info->slots_per_rq);
 
 	for (i = 0; i < info->nr_rings; i++) {
 		struct xbf_ring *ring = &info->rings[i];
@@ -1498,6 +1528,13 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 		break;
 	case XBF_XS_CLOSED:
 	case XBF_XS_CLOSING:
+		/*
+		 * Left over from a driver bound before us: the backend
+		 * answers our Initialising with InitWait.
+		 */
+		if (dev->state == XBF_XS_INITIALISING && !info->rings_live &&
+		    !info->gd)
+			break;
 		xbf_closing(info, backend_state);
 		break;
 	default:
