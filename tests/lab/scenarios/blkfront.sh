@@ -1,0 +1,307 @@
+# SPDX-License-Identifier: GPL-2.0
+# blkfront - the suite's xen-blkfront-64k against dom0's stock blkback.
+# Interface: see smoke.sh.  One domU (2 vCPUs, so multi-queue is real)
+# with the stock xen-blkfront blacklisted on its kernel command line:
+# xvda and xvdb on loop devices in dom0.  The domU loads xen-grant-pool
+# then xen-blkfront-64k from updates/xen-pv-suite and checks, in order:
+#   load            both modules load from updates/xen-pv-suite
+#   probe           xvda/xvdb appear, bound to vbd-64k (not vbd), the
+#                   connect line is in dmesg, /sys/block/xvda/xps/* readable
+#   fio-mixed       randwrite+verify crc32c, bssplit 512 B..1 MB
+#   fio-unaligned   sha256, bs=3584 at 512 B-aligned offsets (not 4 KB)
+#   fio-seq-1m      sha256, 1 MB sequential writes (indirect/split path)
+#   trim            discard a written range, it reads back as zeroes
+#   persistent      grants_reused grows, grants_issued bounded, errors 0
+#   var-*           module reloaded with feature_persistent=0,
+#                   max_queues=1, max_ring_page_order=2,
+#                   max_indirect_segments=0: each reconnects, shows the
+#                   setting in xps/, passes a short verify
+#   cycles          unbind/bind and unbind+rmmod/modprobe cycles, each followed
+#                   by a verify-only pass over data written before
+#   detach          xl block-detach of xvdb during fio: the I/O ends with
+#                   errors within 60 s, no hang, xvdb goes away
+#   attach          xl block-attach brings xvdb back, a verify passes
+#   leaks           no grant-pool pages/grants live after the last rmmod
+# Figures (IOPS, counters) are reported in the details, never judged.
+
+blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist var-q1 var-order2 var-noindirect cycles detach attach leaks"
+blkfront_budget=900
+blkfront_domus="bf"
+BF_MOD=xen-blkfront-64k
+BF_DRV=vbd-64k
+BF_CYCLES=6
+
+blkfront_dom0_prepare() {
+	truncate -s 256M /tmp/bf-a.img || return 1
+	truncate -s 128M /tmp/bf-b.img || return 1
+	BF_LOOPA=$(losetup -f --show /tmp/bf-a.img) || return 1
+	BF_LOOPB=$(losetup -f --show /tmp/bf-b.img) || return 1
+}
+
+blkfront_domU_cfg() {
+	echo "memory = 512"
+	echo "vcpus = 2"
+	echo "disk = [ 'format=raw, vdev=xvda, access=rw, target=$BF_LOOPA', 'format=raw, vdev=xvdb, access=rw, target=$BF_LOOPB' ]"
+}
+
+# The stock driver must never bind; info lines on the console as they come.
+blkfront_domU_cmdline() { echo "module_blacklist=xen_blkfront loglevel=7"; }
+
+# detach: xl block-detach of xvdb in the background (it waits for the
+# frontend to close); attach: xl block-attach of the same loop device.
+blkfront_rpc() {
+	case "$2" in
+	detach)
+		( xl block-detach "$1" xvdb >/run/xps/bf-detach.log 2>&1
+		  echo "rc=$?" >>/run/xps/bf-detach.log ) &
+		RPC_REPLY=ok ;;
+	detach-log)
+		RPC_REPLY=$(tr '\n' ' ' </run/xps/bf-detach.log 2>/dev/null | cut -c1-200) ;;
+	attach)
+		if xl block-attach "$1" "format=raw, vdev=xvdb, access=rw, target=$BF_LOOPB" >/run/xps/bf-attach.log 2>&1
+		then RPC_REPLY=ok
+		else RPC_REPLY="error $(tr '\n' ' ' </run/xps/bf-attach.log | cut -c1-200)"; fi ;;
+	*) RPC_REPLY="error reason=unknown-request" ;;
+	esac
+}
+
+# ---- domU side --------------------------------------------------------------
+bf_done() { echo "$1" >>/tmp/bf.done; }
+bf_step() { # bf_step NAME PASS|FAIL DETAIL: report once
+	result "blkfront/$1" "$2" "$3"; bf_done "$1"
+}
+bf_fail_rest() {
+	for _s in $blkfront_steps; do
+		[ "$_s" = cpu-selfcheck ] && continue
+		grep -q "^$_s\$" /tmp/bf.done 2>/dev/null || bf_step "$_s" FAIL "$1"
+	done
+}
+bf_x() { cat "/sys/block/$1/xps/$2" 2>/dev/null; }
+bf_xps() { # bf_xps DISK KEY...: "key=value ..." from /sys/block/DISK/xps
+	_d=$1; shift
+	for _k in "$@"; do printf '%s=%s ' "$_k" "$(bf_x "$_d" "$_k")"; done
+}
+bf_errs() { # sum of errors_* of DISK
+	_n=0
+	for _f in /sys/block/$1/xps/errors_*; do _n=$((_n + $(cat "$_f"))); done
+	echo "$_n"
+}
+bf_gp() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xen-grant-pool/stats 2>/dev/null; }
+
+# bf_fio TAG SECS ARGS...: fio on a deadline; log in /tmp/fio-TAG.log.
+# Prints "w=<write IOPS> r=<read IOPS> <secs>s" or the first error lines.
+bf_fio() {
+	_tag=$1 _secs=$2; shift 2
+	_t=$(up)
+	if timeout "$_secs" fio --output-format=normal --verify_fatal=1 --ioengine=libaio \
+		--direct=1 "$@" >"/tmp/fio-$_tag.log" 2>&1; then
+		_w=$(awk '/write: IOPS=/ { sub(/.*IOPS=/, ""); sub(/,.*/, ""); print; exit }' "/tmp/fio-$_tag.log")
+		_r=$(awk '/read: IOPS=/ { sub(/.*IOPS=/, ""); sub(/,.*/, ""); print; exit }' "/tmp/fio-$_tag.log")
+		echo "w=${_w:--} r=${_r:--} $(since "$_t")s"
+		return 0
+	fi
+	echo "rc=$? after $(since "$_t")s: $(grep -iE 'verify|error|bad|fail' "/tmp/fio-$_tag.log" | head -n 3 | tr '\n' ' ' | cut -c1-300)"
+	return 1
+}
+bf_fio_step() { # bf_fio_step STEP DESC SECS ARGS...
+	_st=$1 _desc=$2; shift 2
+	if _o=$(bf_fio "$_st" "$@"); then bf_step "$_st" PASS "$_desc $_o"
+	else bf_step "$_st" FAIL "$_desc $_o"; fi
+}
+
+bf_load() { # bf_load [PARAMS...]: modprobe, then both disks within 30 s
+	modprobe "$BF_MOD" "$@" || return 1
+	wait_for 30 test -b /dev/xvda && wait_for 10 test -b /dev/xvdb &&
+		wait_for 10 test -r /sys/block/xvda/xps/requests
+}
+# xenbus holds a module reference for every bound device: unbind them all
+# first, then the module can go.
+bf_unbind_all() {
+	for _d in /sys/bus/xen/drivers/$BF_DRV/vbd-*; do
+		[ -e "$_d" ] && echo "${_d##*/}" >/sys/bus/xen/drivers/$BF_DRV/unbind
+	done
+	wait_for 10 sh -c '! test -e /sys/block/xvda && ! test -e /sys/block/xvdb'
+}
+bf_unload() {
+	bf_unbind_all && rmmod "$BF_MOD" && return 0
+	echo "xps: unload failed, refcnt=$(cat /sys/module/xen_blkfront_64k/refcnt 2>/dev/null)"
+	return 1
+}
+bf_drv() { basename "$(readlink "/sys/block/$1/device/driver" 2>/dev/null)"; }
+
+# The data set the reload checks read back (fio regenerates the same
+# offsets and patterns with verify_only).
+BF_REF="--name=ref --filename=/dev/xvdb --rw=randwrite --bssplit=4k/50:64k/30:512k/20 --size=6M --iodepth=8 --verify=crc32c"
+
+bf_variant() { # bf_variant STEP XPSKEY WANT PARAM...
+	_st=$1 _k=$2 _want=$3; shift 3
+	bf_unload || { bf_step "$_st" FAIL "rmmod failed"; return 1; }
+	if ! bf_load "$@"; then
+		bf_step "$_st" FAIL "$* : disks did not come back: $(dmesg | grep -E 'vbd|xbf|blkfront' | tail -n 2 | tr '\n' ' ')"
+		return 1
+	fi
+	_got=$(bf_x xvda "$_k")
+	if [ "$_got" != "$_want" ]; then
+		bf_step "$_st" FAIL "$*: xps/$_k=$_got, want $_want"; return 0
+	fi
+	if _o=$(bf_fio "$_st" 120 --name="$_st" --filename=/dev/xvda --rw=randwrite \
+		--bssplit=512/10:4k/40:64k/30:1m/20 --offset=160M --size=4M --iodepth=8 \
+		--verify=crc32c) &&
+	   _o2=$(bf_fio "$_st-ref" 120 $BF_REF --verify_only); then
+		bf_step "$_st" PASS "$* $(bf_xps xvda persistent nr_queues ring_pages max_indirect_segments) verify $_o; ref $_o2"
+	else
+		bf_step "$_st" FAIL "$*: ${_o2:-$_o}"
+	fi
+}
+
+blkfront_domU() {
+	: >/tmp/bf.done
+	ko=/lib/modules/$(uname -r)/updates/xen-pv-suite
+	if [ ! -f "$ko/$BF_MOD.ko" ] || [ ! -f "$ko/xen-grant-pool.ko" ]; then
+		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
+		bf_fail_rest "module not built"; return
+	fi
+	if ! modprobe xen-grant-pool || ! modprobe "$BF_MOD"; then
+		bf_step load FAIL "modprobe failed: $(dmesg | tail -n 3 | tr '\n' ' ')"
+		bf_fail_rest "module did not load"; return
+	fi
+	if lsmod | grep -q '^xen_blkfront '; then
+		bf_step load FAIL "stock xen_blkfront is loaded too"
+	else
+		bf_step load PASS "$(modinfo -F filename "$BF_MOD") $(modinfo -F filename xen-grant-pool)"
+	fi
+
+	# 1. probe/connect
+	if ! wait_for 30 test -b /dev/xvda || ! wait_for 10 test -b /dev/xvdb; then
+		bf_step probe FAIL "no /dev/xvda or /dev/xvdb after 40s: $(dmesg | grep -iE 'vbd|xbf|blkfront' | tail -n 3 | tr '\n' ' ')"
+		bf_fail_rest "no disks"; return
+	fi
+	conn=$(dmesg | grep -m1 'xvda: [0-9]* sectors of')
+	da=$(bf_drv xvda) db=$(bf_drv xvdb)
+	unread=
+	for f in /sys/block/xvda/xps/*; do cat "$f" >/dev/null 2>&1 || unread="$unread ${f##*/}"; done
+	if [ "$da" = "$BF_DRV" ] && [ "$db" = "$BF_DRV" ] && [ -n "$conn" ] && [ -z "$unread" ] &&
+	   dd if=/dev/xvdb of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null; then
+		bf_step probe PASS "driver=$da ${conn#*: } $(bf_xps xvda nr_queues ring_pages persistent max_indirect_segments trusted) discard_max=$(cat /sys/block/xvda/queue/discard_max_bytes)"
+	else
+		bf_step probe FAIL "driver xvda=$da xvdb=$db conn='${conn#*: }' unreadable:${unread:-none}"
+	fi
+
+	# 2. fio verify on xvda
+	bf_fio_step fio-mixed "12M randwrite bssplit 512..1M crc32c" 240 \
+		--name=mixed --filename=/dev/xvda --rw=randwrite \
+		--bssplit=512/10:4k/30:8k/10:64k/20:256k/15:1m/15 --size=12M --iodepth=8 \
+		--verify=crc32c
+	iss0=$(bf_x xvda grants_issued) reu0=$(bf_x xvda grants_reused)
+	bf_fio_step fio-unaligned "1M randwrite bs=3584 512-aligned offsets sha256" 240 \
+		--name=unaligned --filename=/dev/xvda --rw=randwrite --bs=3584 --blockalign=512 \
+		--offset=64M --size=1M --iodepth=8 --iomem_align=512 --verify=sha256
+	bf_fio_step fio-seq-1m "8M seq 1M sha256" 240 \
+		--name=seq --filename=/dev/xvda --rw=write --bs=1m --offset=96M --size=8M \
+		--iodepth=4 --verify=sha256
+
+	# trim: a written range reads back as zeroes after discard
+	if [ "$(cat /sys/block/xvda/queue/discard_max_bytes)" = 0 ]; then
+		bf_step trim PASS "skipped: backend offers no discard"
+	elif _o=$(bf_fio trimw 120 --name=trimw --filename=/dev/xvda --rw=write --bs=64k \
+			--offset=136M --size=4M --verify=crc32c) &&
+	     _o2=$(bf_fio trim 120 --name=trim --filename=/dev/xvda --rw=randtrim --bs=64k \
+			--offset=136M --size=4M) &&
+	     nz=$(dd if=/dev/xvda bs=64k skip=2176 count=64 iflag=direct 2>/dev/null | tr -d '\000' | wc -c) &&
+	     [ "$nz" = 0 ]; then
+		bf_step trim PASS "4M written ($_o), randtrim 64k ($_o2), reads back zeroes"
+	else
+		bf_step trim FAIL "write: $_o trim: $_o2 nonzero bytes after trim: ${nz:-?}"
+	fi
+
+	# 3. persistent grants after all that
+	iss=$(bf_x xvda grants_issued) reu=$(bf_x xvda grants_reused) err=$(bf_errs xvda)
+	st="$(bf_xps xvda requests segments requests_indirect requests_split grants_issued grants_reused map_ops_saved bounce_bytes slot_waits) errors=$err"
+	lim=$(( $(bf_x xvda nr_queues) * 1056 ))
+	st="$st; after fio-mixed: issued +$((iss - iss0)) reused +$((reu - reu0))"
+	if [ "$(bf_x xvda persistent)" = 1 ] && [ "${reu:-0}" -gt "${iss:-0}" ] &&
+	   [ "${iss:-0}" -le "$lim" ] && [ $((reu - reu0)) -gt $((iss - iss0)) ] && [ "$err" = 0 ]; then
+		bf_step persistent PASS "$st"
+	else
+		bf_step persistent FAIL "want persistent=1, reused > issued <= $lim, errors 0: $st"
+	fi
+
+	# the data set the reloads read back, on xvdb
+	if ! o=$(bf_fio ref 240 $BF_REF); then
+		echo "xps: reference write failed: $o"
+	fi
+
+	# 4. parameter variants (module reloads)
+	bf_variant var-nopersist persistent 0 feature_persistent=0
+	bf_variant var-q1 nr_queues 1 max_queues=1
+	bf_variant var-order2 ring_pages 4 max_ring_page_order=2
+	bf_variant var-noindirect max_indirect_segments 0 max_indirect_segments=0
+	# back to the defaults
+	bf_unload && bf_load || echo "xps: reload with defaults failed"
+
+	# 6. unbind/bind and rmmod/modprobe cycles, verify in between
+	bad=0 detail= i=1
+	while [ $i -le $BF_CYCLES ]; do
+		if [ $((i % 2)) = 1 ]; then
+			how=unbind
+			bf_unbind_all
+			for d in /sys/bus/xen/devices/vbd-*; do
+				echo "${d##*/}" >/sys/bus/xen/drivers/$BF_DRV/bind
+			done
+			wait_for 30 test -r /sys/block/xvda/xps/requests && wait_for 10 test -b /dev/xvdb
+			ok=$?
+		else
+			how=unbind+rmmod+modprobe
+			bf_unload && bf_load; ok=$?
+		fi
+		if [ $ok != 0 ]; then
+			bad=$((bad + 1)); detail="$detail $i:$how-no-disk"
+		elif ! o=$(bf_fio "cyc$i" 120 $BF_REF --verify_only); then
+			bad=$((bad + 1)); detail="$detail $i:$how-verify:$o"
+		fi
+		i=$((i + 1))
+	done
+	if [ $bad = 0 ]; then
+		bf_step cycles PASS "$BF_CYCLES cycles (unbind/bind, unbind+rmmod/modprobe alternating), 6M verify_only after each; $(bf_xps xvda errors_io errors_protocol errors_revoke)"
+	else
+		bf_step cycles FAIL "$bad of $BF_CYCLES bad:$detail"
+	fi
+
+	# 7. block-detach during I/O, then attach
+	fio --name=detach --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randrw \
+		--bs=64k --size=64M --iodepth=8 --time_based --runtime=300 >/tmp/fio-detach.log 2>&1 &
+	fpid=$!
+	sleep 3
+	r=$(rpc detach)
+	t=$(up)
+	if wait_for 60 sh -c "! kill -0 $fpid 2>/dev/null"; then
+		wait $fpid; frc=$?
+		gone=no; wait_for 30 sh -c '! test -e /sys/block/xvdb' && gone=yes
+		if [ "$frc" != 0 ] && [ $gone = yes ]; then
+			bf_step detach PASS "fio rc=$frc ended $(since "$t")s after block-detach ($(grep -m1 -oE 'error=[A-Za-z/ ]+' /tmp/fio-detach.log | head -n1)), xvdb gone; $(rpc detach-log)"
+		else
+			bf_step detach FAIL "fio rc=$frc xvdb gone=$gone; $(rpc detach-log)"
+		fi
+	else
+		kill -9 $fpid 2>/dev/null
+		bf_step detach FAIL "fio still running 60s after block-detach ($r; $(rpc detach-log)): hang"
+	fi
+	r=$(rpc attach)
+	if [ "$r" = ok ] && wait_for 60 test -r /sys/block/xvdb/xps/requests &&
+	   o=$(bf_fio attach 120 --name=attach --filename=/dev/xvdb --rw=randwrite \
+		--bssplit=4k/50:64k/50 --size=4M --iodepth=8 --verify=crc32c); then
+		bf_step attach PASS "xvdb back ($(bf_drv xvdb)), verify $o"
+	else
+		bf_step attach FAIL "attach: $r; xvdb=$(test -e /sys/block/xvdb && echo present || echo absent) ${o:-}"
+	fi
+
+	# leaks: every grant back after the last unload
+	bf_unload
+	if wait_for 20 sh -c '[ "$(awk "\$1==\"pages_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ] &&
+	                      [ "$(awk "\$1==\"grants_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ]'; then
+		bf_step leaks PASS "after rmmod: pages_live=0 grants_live=0 deferred=$(bf_gp deferred_pages) leaked=$(bf_gp leaked_pages)"
+	else
+		bf_step leaks FAIL "after rmmod: $(tr '\n' ' ' </sys/kernel/debug/xen-grant-pool/stats | cut -c1-200)"
+	fi
+	bf_fail_rest "not reached"
+}
