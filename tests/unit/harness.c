@@ -2,49 +2,12 @@
 /*
  * Copyright (C) 2026 xen-pv-suite developers
  *
- * Test harness and fakes.  The fakes check the core's contract on every
- * call: ops are never called with a lock held, a page is never freed
- * while a grant points into it, a grant is never ended twice, an entry
- * in use is never unmapped.
+ * Test fakes.  They check the core's contract on every call: ops are
+ * never called with a lock held, a page is never freed while a grant
+ * points into it, a grant is never ended twice, an entry in use is never
+ * unmapped.
  */
-#include <stdarg.h>
 #include "harness.h"
-
-int xt_failed;
-static char xt_why[512];
-u64 xt_seed;
-
-void xt_fail(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (xt_failed++)
-		return;
-	n = snprintf(xt_why, sizeof(xt_why), "%s:%d: ", file, line);
-	va_start(ap, fmt);
-	vsnprintf(xt_why + n, sizeof(xt_why) - n, fmt, ap);
-	va_end(ap);
-}
-
-const char *xt_reason(void)
-{
-	return xt_why;
-}
-
-/* xorshift64*: reproducible from the printed seed. */
-u64 xt_rand(void)
-{
-	xt_seed ^= xt_seed >> 12;
-	xt_seed ^= xt_seed << 25;
-	xt_seed ^= xt_seed >> 27;
-	return xt_seed * 0x2545F4914F6CDD1DULL;
-}
-
-unsigned int xt_below(unsigned int n)
-{
-	return n ? (unsigned int)(xt_rand() % n) : 0;
-}
 
 /* ------------------------------------------------------------ front */
 

@@ -2,37 +2,14 @@
 /*
  * Copyright (C) 2026 xen-pv-suite developers
  *
- * Minimal unit test harness: checks, seeded random numbers, fakes of the
- * grant table and page allocator behind the xen-grant-pool ops tables.
+ * Fakes of the grant table and page allocator behind the xen-grant-pool
+ * ops tables, and the grant-pool tests; the runner itself is in xt.h.
  */
 #ifndef XGP_TEST_HARNESS_H
 #define XGP_TEST_HARNESS_H
 
-#include <stdio.h>
 #include <xen-pv-suite/xgp_core.h>
-
-extern int xt_failed;
-void xt_fail(const char *file, int line, const char *fmt, ...) __printf(3, 4);
-
-/* Check; on failure record why and return from the (void) function. */
-#define XT_CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			xt_fail(__FILE__, __LINE__, __VA_ARGS__);	\
-			return;						\
-		}							\
-	} while (0)
-/* Record a failure without returning (fakes, helpers). */
-#define XT_EXPECT(cond, ...)						\
-	do {								\
-		if (!(cond))						\
-			xt_fail(__FILE__, __LINE__, __VA_ARGS__);	\
-	} while (0)
-#define XT_BAIL()	do { if (xt_failed) return; } while (0)
-
-u64 xt_rand(void);
-unsigned int xt_below(unsigned int n);
-extern u64 xt_seed;
+#include "xt.h"
 
 /* ---- fake front environment: pages, grant table, backend mappings ---- */
 
@@ -93,7 +70,6 @@ void fb_reset(void);
 
 /* ---- the tests ---- */
 
-const char *xt_reason(void);
 void test_chunk_count(void);
 void test_chunk_boundaries(void);
 void test_chunk_random(void);
