@@ -881,6 +881,33 @@ static int xbf_write_ring(struct xbf_info *info, struct xbf_ring *ring,
 	return xenbus_printf(xbt, dir, "event-channel", "%u", ring->evtchn);
 }
 
+/*
+ * Remove the ring keys an earlier connection may have left in our
+ * xenstore directory (another driver, or this one with other
+ * parameters): a stale ring-page-order, multi-queue-num-queues or
+ * queue-%u would make the backend map old grant references.  Missing
+ * keys are not an error.
+ */
+static void xbf_clear_ring_keys(struct xenbus_transaction xbt,
+				const char *dir, unsigned int nr_queues)
+{
+	unsigned int i;
+	char key[16];
+
+	xenbus_rm(xbt, dir, "ring-page-order");
+	xenbus_rm(xbt, dir, "multi-queue-num-queues");
+	xenbus_rm(xbt, dir, "event-channel");
+	xenbus_rm(xbt, dir, "ring-ref");
+	for (i = 0; i < XENBUS_MAX_RING_GRANTS; i++) {
+		snprintf(key, sizeof(key), "ring-ref%u", i);
+		xenbus_rm(xbt, dir, key);
+	}
+	for (i = 0; i < nr_queues; i++) {
+		snprintf(key, sizeof(key), "queue-%u", i);
+		xenbus_rm(xbt, dir, key);
+	}
+}
+
 /* Allocate the rings and publish them; then switch to Initialised. */
 static int xbf_talk_to_backend(struct xbf_info *info)
 {
@@ -944,6 +971,9 @@ again:
 	if (err)
 		goto fail;
 	what = "writing ring references";
+	/* earlier connections used at most one queue per CPU */
+	xbf_clear_ring_keys(xbt, dev->nodename,
+			    max(min(be_queues, nr_cpu_ids), info->nr_rings));
 	if (info->ring_order) {
 		err = xenbus_printf(xbt, dev->nodename, "ring-page-order",
 				    "%u", info->ring_order);
