@@ -13,9 +13,11 @@
 
 # Stock modules (plus their dependencies) each guest image carries.
 DOM0_MODS="xen-evtchn xenfs xen-gntdev xen-gntalloc xen-privcmd xen-blkback xen-netback bridge loop null_blk tun"
-DOMU_MODS="xen-blkfront xen-netfront xen-evtchn xenfs xen-gntdev xen-gntalloc"
+DOMU_MODS="xen-blkfront xen-netfront xen-evtchn xenfs xen-gntdev xen-gntalloc ext4 crc32c_generic"
 # Programs copied (with their shared libraries) into the busybox domU image.
-DOMU_PROGS="/usr/bin/fio /usr/bin/iperf3 /bin/kmod /usr/bin/xenstore /usr/bin/sha256sum"
+# mke2fs/e2fsck (e2fsprogs, in every minbase rootfs) for filesystem tests;
+# busybox's own mke2fs makes ext2 only: call /usr/bin/mke2fs by path.
+DOMU_PROGS="/usr/bin/fio /usr/bin/iperf3 /bin/kmod /usr/bin/xenstore /usr/bin/sha256sum /sbin/mke2fs /sbin/e2fsck"
 
 XEN_PKG=xen-hypervisor-4.17-amd64
 

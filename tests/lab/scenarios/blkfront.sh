@@ -18,13 +18,16 @@
 #                   setting in xps/, passes a short verify
 #   cycles          unbind/bind and unbind+rmmod/modprobe cycles, each followed
 #                   by a verify-only pass over data written before
+#   fs              mke2fs -t ext4 on xvda, a tree of files written, synced,
+#                   caches dropped, remounted: sha256 equal; e2fsck -fn
+#                   clean (mke2fs/e2fsck/ext4 come with the domU image)
 #   detach          xl block-detach of xvdb during fio: the I/O ends with
 #                   errors within 60 s, no hang, xvdb goes away
 #   attach          xl block-attach brings xvdb back, a verify passes
 #   leaks           no grant-pool pages/grants live after the last rmmod
 # Figures (IOPS, counters) are reported in the details, never judged.
 
-blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist var-q1 var-order2 var-noindirect cycles detach attach leaks"
+blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist var-q1 var-order2 var-noindirect cycles fs detach attach leaks"
 blkfront_budget=900
 blkfront_domus="bf"
 BF_MOD=xen-blkfront-64k
@@ -154,6 +157,39 @@ bf_variant() { # bf_variant STEP XPSKEY WANT PARAM...
 	fi
 }
 
+# bf_fs: ext4 on xvda, a tree written, compared after a remount, fsck'ed
+bf_fs() {
+	[ -x /usr/bin/mke2fs ] && [ -x /usr/bin/e2fsck ] || { echo "mke2fs/e2fsck missing from the domU image"; return 1; }
+	modprobe ext4 || { echo "modprobe ext4 failed"; return 1; }
+	/usr/bin/mke2fs -q -F -t ext4 -b 4096 /dev/xvda 32768 >/tmp/mkfs.log 2>&1 ||
+		{ echo "mke2fs: $(tail -n 2 /tmp/mkfs.log | tr '\n' ' ')"; return 1; }
+	mkdir -p /mnt/bf && mount -t ext4 /dev/xvda /mnt/bf || { echo "mount failed"; return 1; }
+	mkdir -p /mnt/bf/tree/mods /mnt/bf/tree/rand
+	cp -a "/lib/modules/$(uname -r)/kernel" /mnt/bf/tree/mods/ 2>/dev/null
+	cp /usr/bin/fio /mnt/bf/tree/
+	_i=0
+	for _k in 1 3 4 7 12 16 33 64 100 128 250 511 1024 2048; do
+		dd if=/dev/urandom of=/mnt/bf/tree/rand/f$_i bs=1k count=$_k 2>/dev/null
+		dd if=/dev/urandom of=/mnt/bf/tree/rand/g$_i bs=512 count=$((_k + 1)) 2>/dev/null
+		_i=$((_i + 1))
+	done
+	(cd /mnt/bf/tree && find . -type f | sort | xargs sha256sum) >/tmp/fs.sums
+	_n=$(wc -l </tmp/fs.sums) _kb=$(du -sk /mnt/bf/tree | cut -f1)
+	sync; umount /mnt/bf || { echo "umount failed"; return 1; }
+	echo 3 >/proc/sys/vm/drop_caches
+	mount -t ext4 -o ro /dev/xvda /mnt/bf || { echo "remount failed"; return 1; }
+	(cd /mnt/bf/tree && sha256sum -c /tmp/fs.sums) >/tmp/fs.check 2>&1; _rc=$?
+	umount /mnt/bf
+	[ $_rc = 0 ] || { echo "sha256 mismatch: $(grep -v ': OK' /tmp/fs.check | head -n 3 | tr '\n' ' ')"; return 1; }
+	/usr/bin/e2fsck -fn /dev/xvda >/tmp/fsck.log 2>&1 ||
+		{ echo "e2fsck -fn: $(tail -n 3 /tmp/fsck.log | tr '\n' ' ')"; return 1; }
+	echo "ext4 128M: $_n files ${_kb}kB written, synced, caches dropped, sha256 equal after remount; e2fsck -fn clean"
+}
+bf_fs_step() {
+	if [ ! -b /dev/xvda ]; then bf_step fs FAIL "no xvda"; return; fi
+	if _o=$(bf_fs); then bf_step fs PASS "$_o"; else bf_step fs FAIL "$_o"; fi
+}
+
 blkfront_domU() {
 	: >/tmp/bf.done
 	ko=/lib/modules/$(uname -r)/updates/xen-pv-suite
@@ -266,6 +302,9 @@ blkfront_domU() {
 	else
 		bf_step cycles FAIL "$bad of $BF_CYCLES bad:$detail"
 	fi
+
+	# 5. filesystem round trip on xvda
+	bf_fs_step
 
 	# 7. block-detach during I/O, then attach
 	fio --name=detach --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randrw \
