@@ -20,21 +20,15 @@
 #define XGP_UNMAP_CHUNK	16
 
 static void xgp_cache_lock(void *priv)
-	__acquires(&cache->lock)
+	__acquires(priv)
 {
-	struct xgp_back_cache *cache = priv;
-	unsigned long flags;
-
-	spin_lock_irqsave(&cache->lock, flags);
-	cache->irqflags = flags;
+	xgp_irqlock_acquire(&((struct xgp_back_cache *)priv)->lock);
 }
 
 static void xgp_cache_unlock(void *priv)
-	__releases(&cache->lock)
+	__releases(priv)
 {
-	struct xgp_back_cache *cache = priv;
-
-	spin_unlock_irqrestore(&cache->lock, cache->irqflags);
+	xgp_irqlock_release(&((struct xgp_back_cache *)priv)->lock);
 }
 
 static void *xgp_kaddr(struct page *page)
@@ -197,7 +191,7 @@ struct xgp_back_cache *xgp_back_cache_create(const char *name, domid_t domid,
 	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
 	if (!cache)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&cache->lock);
+	xgp_irqlock_init(&cache->lock);
 	strscpy(cache->name, name, sizeof(cache->name));
 	xgp_back_core_init(&cache->core, &xgp_back_kops, cache, GFP_NOIO,
 			   domid, cap);

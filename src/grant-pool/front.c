@@ -42,7 +42,7 @@ struct xgp_front_pool *xgp_front_pool_create(const char *name, domid_t domid,
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&pool->lock);
+	xgp_irqlock_init(&pool->lock);
 	strscpy(pool->name, name, sizeof(pool->name));
 	xgp_front_core_init(&pool->core, &xgp_front_kops, pool, &xgp_deferred,
 			    domid, max_slots, flags & XGP_FRONT_READONLY);

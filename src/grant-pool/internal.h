@@ -13,10 +13,40 @@
 
 struct dentry;
 
+/*
+ * The pure cores take their lock through ops callbacks, which cannot hand
+ * IRQ flags back to the caller: the holder keeps them beside the lock.
+ */
+struct xgp_irqlock {
+	spinlock_t lock;	/* taken with IRQs saved */
+	unsigned long flags;	/* saved by the holder */
+};
+
+#define XGP_IRQLOCK_INIT(name)	{ .lock = __SPIN_LOCK_UNLOCKED(name.lock) }
+
+static inline void xgp_irqlock_init(struct xgp_irqlock *l)
+{
+	spin_lock_init(&l->lock);
+}
+
+static inline void xgp_irqlock_acquire(struct xgp_irqlock *l)
+	__acquires(&l->lock)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	l->flags = flags;
+}
+
+static inline void xgp_irqlock_release(struct xgp_irqlock *l)
+	__releases(&l->lock)
+{
+	spin_unlock_irqrestore(&l->lock, l->flags);
+}
+
 struct xgp_front_pool {
 	struct xgp_front_core core;
-	spinlock_t lock;		/* protects core */
-	unsigned long irqflags;		/* saved by the lock holder */
+	struct xgp_irqlock lock;	/* protects core */
 	struct list_head node;		/* registry */
 	struct dentry *dir;
 	char name[XGP_NAME_LEN];
@@ -24,8 +54,7 @@ struct xgp_front_pool {
 
 struct xgp_back_cache {
 	struct xgp_back_core core;
-	spinlock_t lock;		/* protects core */
-	unsigned long irqflags;		/* saved by the lock holder */
+	struct xgp_irqlock lock;	/* protects core */
 	struct list_head node;		/* registry */
 	struct dentry *dir;
 	char name[XGP_NAME_LEN];

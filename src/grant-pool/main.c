@@ -43,8 +43,7 @@ module_param_named(retry_ms, xgp_retry_ms, uint, 0644);
 MODULE_PARM_DESC(retry_ms,
 		 "Interval between retries of revoking grants a backend still mapped (default 1000 ms, minimum 10). Runtime changes apply from the next retry.");
 
-static DEFINE_SPINLOCK(xgp_deferred_lock);
-static unsigned long xgp_deferred_irqflags;
+static struct xgp_irqlock xgp_deferred_lock = XGP_IRQLOCK_INIT(xgp_deferred_lock);
 static void xgp_retry_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(xgp_retry_work, xgp_retry_fn);
 struct xgp_deferred xgp_deferred;
@@ -52,18 +51,15 @@ struct xgp_deferred xgp_deferred;
 /* ---- kernel implementation of the front ops ---- */
 
 static void xgp_deferred_lock_fn(void *priv)
-	__acquires(&xgp_deferred_lock)
+	__acquires(&xgp_deferred_lock.lock)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&xgp_deferred_lock, flags);
-	xgp_deferred_irqflags = flags;
+	xgp_irqlock_acquire(&xgp_deferred_lock);
 }
 
 static void xgp_deferred_unlock_fn(void *priv)
-	__releases(&xgp_deferred_lock)
+	__releases(&xgp_deferred_lock.lock)
 {
-	spin_unlock_irqrestore(&xgp_deferred_lock, xgp_deferred_irqflags);
+	xgp_irqlock_release(&xgp_deferred_lock);
 }
 
 static int xgp_alloc_page(void *priv, gfp_t gfp, struct page **page,
@@ -110,23 +106,16 @@ static const struct xgp_front_ops xgp_deferred_kops = {
 	.try_end = xgp_try_end,
 };
 
-/* The pool lock ops live in front.c; the rest is shared. */
 static void xgp_pool_lock(void *priv)
-	__acquires(&pool->lock)
+	__acquires(priv)
 {
-	struct xgp_front_pool *pool = priv;
-	unsigned long flags;
-
-	spin_lock_irqsave(&pool->lock, flags);
-	pool->irqflags = flags;
+	xgp_irqlock_acquire(&((struct xgp_front_pool *)priv)->lock);
 }
 
 static void xgp_pool_unlock(void *priv)
-	__releases(&pool->lock)
+	__releases(priv)
 {
-	struct xgp_front_pool *pool = priv;
-
-	spin_unlock_irqrestore(&pool->lock, pool->irqflags);
+	xgp_irqlock_release(&((struct xgp_front_pool *)priv)->lock);
 }
 
 const struct xgp_front_ops xgp_front_kops = {
