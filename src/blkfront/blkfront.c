@@ -114,6 +114,8 @@ struct xbf_stats {
 	atomic64_t bounce_copies;
 	atomic64_t bounce_bytes;
 	atomic64_t slot_waits;	/* no free slot: request retried later */
+	atomic64_t resumes;	/* reconnects after a restore or migration */
+	atomic64_t requeued;	/* in-flight requests replayed on resume */
 	atomic64_t errors[XBF_ERR_NR];
 	/* pool counters of pools already destroyed */
 	atomic64_t pool_issued;
@@ -325,6 +327,7 @@ static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
 		n++;
 		xbf_put_slots(ring, pdu);
 		if (requeue) {
+			atomic64_inc(&ring->info->stats.requeued);
 			blk_mq_requeue_request(rq, false);
 		} else {
 			pdu->status = BLK_STS_IOERR;
@@ -544,6 +547,8 @@ static void xbf_put_rw_part(struct xbf_ring *ring, struct request *rq,
 		for (i = 0; i < nind; i++) {
 			struct xgp_slot *s = pdu->slots[*ind_slot + i];
 
+			/* the backend reads the page: nothing stale beyond n */
+			memset(s->vaddr, 0, XGP_GRANT_SIZE);
 			req.u.indirect.indirect_grefs[i] = s->gref;
 		}
 		for (i = 0; i < n; i++) {
@@ -1133,6 +1138,8 @@ XBF_STAT_ATTR(errors_io, XBF_ST(errors[XBF_ERR_IO]));
 XBF_STAT_ATTR(errors_notsupp, XBF_ST(errors[XBF_ERR_NOTSUPP]));
 XBF_STAT_ATTR(errors_protocol, XBF_ST(errors[XBF_ERR_PROTOCOL]));
 XBF_STAT_ATTR(slot_waits, XBF_ST(slot_waits));
+XBF_STAT_ATTR(resumes, XBF_ST(resumes));
+XBF_STAT_ATTR(requeued, XBF_ST(requeued));
 XBF_STAT_ATTR(errors_revoke, XBF_ST(errors[XBF_ERR_REVOKE]));
 XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
 XBF_STAT_ATTR(persistent, info->persistent);
@@ -1215,6 +1222,8 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_bounce_copies.attr,
 	&dev_attr_bounce_bytes.attr,
 	&dev_attr_slot_waits.attr,
+	&dev_attr_resumes.attr,
+	&dev_attr_requeued.attr,
 	&dev_attr_grants_issued.attr,
 	&dev_attr_grants_reused.attr,
 	&dev_attr_grant_ops_saved.attr,
@@ -1466,6 +1475,7 @@ static void xbf_connect(struct xbf_info *info)
 		}
 		info->disk_added = true;
 	} else {
+		atomic64_inc(&info->stats.resumes);
 		set_capacity_and_notify(info->gd, info->sectors);
 		blk_mq_unquiesce_queue(info->gd->queue);
 		blk_mq_kick_requeue_list(info->gd->queue);
