@@ -95,6 +95,10 @@ rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
 	_n=0
 	while [ "$(xenstore-read data/xps/ack 2>/dev/null)" != "$_seq" ]; do
 		_n=$((_n + 1)); [ $_n -lt 600 ] || { echo "rpc-timeout"; return 1; }
+		# Asked again every 10 s: a request written just before a save
+		# or migration is not in the new domain's data/ area.  dom0
+		# serves each sequence number once.
+		[ $((_n % 20)) != 0 ] || xenstore-write data/xps/req "$_seq $*"
 		sleep 0.5
 	done
 	xenstore-read data/xps/res
@@ -104,14 +108,17 @@ xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 	xenstore-write "/local/domain/$1/$2" "$3" && xenstore-chmod "/local/domain/$1/$2" "n$1"
 }
 
-rpc_serve() { # dom0 side: rpc_serve DOMID FN (handler: ${FN}_rpc DOMID CMD ARGS)
-	_id=$1 _fn=$2 _last=0
+# rpc_serve DOMID FN [LAST]: dom0 side; the handler ${FN}_rpc DOMID CMD ARGS
+# sees the request's sequence number in RPC_SEQ.  LAST: a sequence number
+# already served (a domain restored under a new id keeps its data/ area).
+rpc_serve() {
+	_id=$1 _fn=$2 _last=${3:-0}
 	# xenstore-exists is much cheaper than xl under TCG; polled twice a second.
 	while xenstore-exists "/local/domain/$_id" 2>/dev/null; do
 		_req=$(xenstore-read "/local/domain/$_id/data/xps/req" 2>/dev/null) || _req=
 		_seq=${_req%% *}
 		if [ -n "$_req" ] && [ "$_seq" != "$_last" ]; then
-			RPC_REPLY=
+			RPC_REPLY= RPC_SEQ=$_seq
 			# shellcheck disable=SC2086
 			"${_fn}_rpc" "$_id" ${_req#* }
 			xs_put "$_id" data/xps/res "${RPC_REPLY:-ok}"

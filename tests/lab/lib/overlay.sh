@@ -13,7 +13,9 @@ overlay_tree() {
 	mkdir -p "$d/xps/scenarios"
 	install -m 0755 "$LAB_DIR/guest/$role-init" "$d/init"
 	cp "$LAB_DIR/guest/lib.sh" "$d/xps/lib.sh"
-	for s in "$@"; do cp "$LAB_DIR/scenarios/$s.sh" "$d/xps/scenarios/"; done
+	# All of them: a scenario may use another's helpers (blkfront-life
+	# sources blkfront.sh); only those named run.
+	cp "$LAB_DIR"/scenarios/*.sh "$d/xps/scenarios/"
 	printf 'SCENARIOS="%s"\nKVER=%s\n' "$*" "$kver" >"$d/xps/run.conf"
 	# Host variables named XPS_SCN_* parametrize scenarios (a benchmark's
 	# repetitions and parameter sweep): they reach the guests' run.conf.

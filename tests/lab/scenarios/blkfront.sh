@@ -69,12 +69,13 @@ blkfront_rpc() {
 }
 
 # ---- domU side --------------------------------------------------------------
+# The helpers below serve blkfront-life.sh too: it sets BF_SCN and BF_STEPS.
 bf_done() { echo "$1" >>/tmp/bf.done; }
 bf_step() { # bf_step NAME PASS|FAIL DETAIL: report once
-	result "blkfront/$1" "$2" "$3"; bf_done "$1"
+	result "${BF_SCN:-blkfront}/$1" "$2" "$3"; bf_done "$1"
 }
 bf_fail_rest() {
-	for _s in $blkfront_steps; do
+	for _s in ${BF_STEPS:-$blkfront_steps}; do
 		[ "$_s" = cpu-selfcheck ] && continue
 		grep -q "^$_s\$" /tmp/bf.done 2>/dev/null || bf_step "$_s" FAIL "$1"
 	done
