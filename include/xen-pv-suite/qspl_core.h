@@ -63,8 +63,8 @@
 #define QSPL_MAX_NODES		4
 #define QSPL_MAX_CPUS		((1U << (32 - QSPL_TAIL_CPU_SHIFT)) - 1)
 
-/* Default spins before halting; 1 << 15 like the kernel's PV lock. */
-#define QSPL_SPIN_THRESHOLD	(1U << 15)
+/* Default spins before halting: 2^15, like the kernel's PV lock. */
+#define QSPL_SPIN_THRESHOLD	32768U
 /* A queued waiter looks at the vCPU ahead of it every 256 spins. */
 #define QSPL_PREV_CHECK_MASK	0xffU
 
@@ -111,10 +111,11 @@ struct qspl_stats {
 	u64 hash_hops_max;	/* longest probe sequence in the hash table */
 };
 
+/* One cache line (or a few) per CPU: no false sharing between CPUs. */
 struct qspl_cpu {
 	struct qspl_node node[QSPL_MAX_NODES];
 	struct qspl_stats stats;
-} QSPL_CACHE_ALIGNED;
+} __aligned(QSPL_CACHE_BYTES);
 
 struct qspl_hash_entry {
 	struct qspl *lock;

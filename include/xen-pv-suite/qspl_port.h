@@ -15,6 +15,8 @@
  *                                        before it is ordered against
  *   QSPL_CMPXCHG*(p, old, new)           return the old value
  *   QSPL_XCHG(p, v)                      fully ordered
+ *   QSPL_WARN_ONCE(cond)                 a broken invariant (kernel: warn
+ *                                        once; tests: abort)
  *
  * In userspace these are GCC __atomic builtins (which TSan understands);
  * no standalone fence is used anywhere, so TSan sees every
@@ -37,11 +39,12 @@
 #include <linux/processor.h>
 #include <asm/barrier.h>
 
+/* The pairings of each barrier are listed at the top of qspl_core.c. */
 #define QSPL_READ(x)			READ_ONCE(x)
 #define QSPL_WRITE(x, v)		WRITE_ONCE(x, v)
-#define QSPL_LOAD_ACQ(x)		smp_load_acquire(&(x))
-#define QSPL_STORE_REL(x, v)		smp_store_release(&(x), v)
-#define QSPL_STORE_MB(x, v)		smp_store_mb(x, v)
+#define QSPL_LOAD_ACQ(x)		smp_load_acquire(&(x)) /* see above */
+#define QSPL_STORE_REL(x, v)		smp_store_release(&(x), v) /* above */
+#define QSPL_STORE_MB(x, v)		smp_store_mb(x, v) /* see above */
 #define QSPL_READ_MB(x)			READ_ONCE(x)
 #define QSPL_CMPXCHG(p, o, n)		cmpxchg(p, o, n)
 #define QSPL_CMPXCHG_ACQ(p, o, n)	cmpxchg_acquire(p, o, n)
@@ -49,27 +52,32 @@
 #define QSPL_XCHG(p, v)			xchg(p, v)
 
 #define QSPL_RELAX(env, cpu)		cpu_relax()
-#define QSPL_BUG()			BUG()
-#define QSPL_CACHE_ALIGNED		____cacheline_aligned
+/* A broken invariant: warn once, the caller recovers as it can. */
+#define QSPL_WARN_ONCE(cond)		WARN_ON_ONCE(cond)
+#define QSPL_CACHE_BYTES		SMP_CACHE_BYTES
 #define qspl_hash_ptr(p, bits)		hash_ptr(p, bits)
 /*
  * Statistics are per CPU and only written by their own CPU; an interrupt
  * that nests inside an increment may lose a count, which is fine for
  * counters that only feed the benchmark report.
  */
-#define QSPL_STAT_INC(x)		WRITE_ONCE(x, READ_ONCE(x) + 1)
-#define QSPL_STAT_MAX(x, v)					\
-	do {							\
-		if ((v) > READ_ONCE(x))				\
-			WRITE_ONCE(x, v);			\
-	} while (0)
+static inline void qspl_stat_inc(u64 *x)
+{
+	WRITE_ONCE(*x, READ_ONCE(*x) + 1);
+}
+
+static inline void qspl_stat_max(u64 *x, u64 v)
+{
+	if (v > READ_ONCE(*x))
+		WRITE_ONCE(*x, v);
+}
 
 #else /* !__KERNEL__ */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <xgp_shim.h>
+#include <qspl_shim.h>
 
 #define QSPL_READ(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define QSPL_WRITE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -79,8 +87,9 @@
 #define QSPL_READ_MB(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 
 #define qspl_cas_(p, o, n, ok, bad) ({					\
-	__typeof__(*(p)) qspl_old_ = (o);				\
-	__atomic_compare_exchange_n((p), &qspl_old_, (n), false,	\
+	__auto_type qspl_p_ = (p);					\
+	__typeof__(*qspl_p_) qspl_old_ = (o);				\
+	__atomic_compare_exchange_n(qspl_p_, &qspl_old_, (n), false,	\
 				    (ok), (bad));			\
 	qspl_old_; })
 #define QSPL_CMPXCHG(p, o, n)	\
@@ -99,15 +108,33 @@ struct qspl_env;
  */
 void qspl_port_relax(struct qspl_env *env, unsigned int cpu);
 #define QSPL_RELAX(env, cpu)	qspl_port_relax(env, cpu)
-#define QSPL_BUG()		abort()
-#define QSPL_CACHE_ALIGNED	__attribute__((aligned(64)))
+#define QSPL_CACHE_BYTES	64
+/* A broken invariant: the tests stop right there. */
+static inline bool qspl_warn_once(bool cond)
+{
+	if (cond)
+		abort();
+	return false;
+}
+
+#define QSPL_WARN_ONCE(cond)	qspl_warn_once(cond)
+
 static inline u32 qspl_hash_ptr(const void *p, unsigned int bits)
 {
 	return (u32)(((u64)(uintptr_t)p * 0x61C8864680B583EBULL) >> (64 - bits));
 }
 
-#define QSPL_STAT_INC(x)	((x)++)
-#define QSPL_STAT_MAX(x, v)	do { if ((v) > (x)) (x) = (v); } while (0)
+/* Only the simulated CPU's own thread writes its counters. */
+static inline void qspl_stat_inc(u64 *x)
+{
+	(*x)++;
+}
+
+static inline void qspl_stat_max(u64 *x, u64 v)
+{
+	if (v > *x)
+		*x = v;
+}
 #endif /* __KERNEL__ */
 
 #endif /* XEN_PV_SUITE_QSPL_PORT_H */

@@ -110,15 +110,16 @@ static struct qspl_hash_entry *qspl_hash(struct qspl_env *env,
 			continue;
 		/* Ordered before QSPL_SLOW by the RMW that sets it. */
 		QSPL_WRITE(he->node, node);
-		QSPL_STAT_MAX(env->cpus[cpu].stats.hash_hops_max, (u64)i + 1);
+		qspl_stat_max(&env->cpus[cpu].stats.hash_hops_max, (u64)i + 1);
 		return he;
 	}
 	/*
 	 * Cannot happen: every lock has at most one entry, only while its
 	 * head is halted, and the table has room for twice as many heads
-	 * as the CPUs can have nesting levels.
+	 * as the CPUs can have nesting levels.  The callers then do not
+	 * halt (or kick at once).
 	 */
-	QSPL_BUG();
+	QSPL_WARN_ONCE(true);
 	return NULL;
 }
 
@@ -139,7 +140,7 @@ static struct qspl_node *qspl_unhash(struct qspl_env *env, struct qspl *lock)
 		}
 	}
 	/* QSPL_SLOW without an entry: the invariant is broken. */
-	QSPL_BUG();
+	QSPL_WARN_ONCE(true);
 	return NULL;
 }
 
@@ -173,7 +174,7 @@ static bool qspl_native_pending(struct qspl_env *env, struct qspl *lock,
 			break;
 		val = old;
 	}
-	QSPL_STAT_INC(env->cpus[cpu].stats.pending);
+	qspl_stat_inc(&env->cpus[cpu].stats.pending);
 	return true;
 }
 
@@ -193,7 +194,7 @@ static bool qspl_steal(struct qspl_env *env, struct qspl *lock,
 		if (!(val & QSPL_LOCKED_PENDING)) {
 			if (QSPL_CMPXCHG_ACQ(&lock->val, val,
 					     val | QSPL_LOCKED) == val) {
-				QSPL_STAT_INC(env->cpus[cpu].stats.steals);
+				qspl_stat_inc(&env->cpus[cpu].stats.steals);
 				return true;
 			}
 			continue;
@@ -237,9 +238,9 @@ static void qspl_pv_wait_node(struct qspl_env *env, struct qspl_node *node,
 		/* Ordering (1): pairs with qspl_pv_pass_on(). */
 		QSPL_STORE_MB(node->state, QSPL_HALTED);
 		if (!QSPL_READ_MB(node->locked)) {
-			QSPL_STAT_INC(st->halts_node);
+			qspl_stat_inc(&st->halts_node);
 			if (early)
-				QSPL_STAT_INC(st->wait_early);
+				qspl_stat_inc(&st->wait_early);
 			env->ops->wait(env, cpu, &node->state, ~0U,
 				       QSPL_HALTED);
 		}
@@ -247,7 +248,7 @@ static void qspl_pv_wait_node(struct qspl_env *env, struct qspl_node *node,
 		QSPL_CMPXCHG(&node->state, (u32)QSPL_HALTED, (u32)QSPL_RUNNING);
 		if (QSPL_LOAD_ACQ(node->locked))
 			return;
-		QSPL_STAT_INC(st->spurious);
+		qspl_stat_inc(&st->spurious);
 	}
 }
 
@@ -264,9 +265,12 @@ static void qspl_pv_pass_on(struct qspl_env *env, struct qspl *lock,
 	if (QSPL_CMPXCHG(&next->state, (u32)QSPL_HALTED, (u32)QSPL_HASHED) !=
 	    QSPL_HALTED)
 		return;
-	qspl_hash(env, lock, next, cpu);
+	if (!qspl_hash(env, lock, next, cpu)) {
+		env->ops->kick(env, QSPL_READ(next->cpu));	/* table full */
+		return;
+	}
 	qspl_fetch_or(lock, QSPL_SLOW);
-	QSPL_STAT_INC(env->cpus[cpu].stats.hashed_for_next);
+	qspl_stat_inc(&env->cpus[cpu].stats.hashed_for_next);
 }
 
 /* The queue head's attempt at the lock; true when it holds it. */
@@ -326,6 +330,8 @@ static void qspl_pv_wait_head(struct qspl_env *env, struct qspl *lock,
 		if (hashed == QSPL_H_NONE) {
 			/* Ordering (2): the entry before QSPL_SLOW. */
 			he = qspl_hash(env, lock, node, cpu);
+			if (!he)
+				continue;	/* table full: spin on */
 			val = qspl_fetch_or(lock, QSPL_SLOW);
 			if (!(val & QSPL_LOCKED_MASK)) {
 				/* It was free: it is ours, undo QSPL_SLOW. */
@@ -336,7 +342,7 @@ static void qspl_pv_wait_head(struct qspl_env *env, struct qspl *lock,
 			hashed = QSPL_H_SELF;
 		}
 		QSPL_WRITE(node->state, QSPL_HASHED);
-		QSPL_STAT_INC(st->halts_head);
+		qspl_stat_inc(&st->halts_head);
 		env->ops->wait(env, cpu, &lock->val, QSPL_LOCKED_MASK,
 			       QSPL_SLOW);
 
@@ -351,7 +357,7 @@ static void qspl_pv_wait_head(struct qspl_env *env, struct qspl *lock,
 		 */
 		val = QSPL_LOAD_ACQ(lock->val) & QSPL_LOCKED_MASK;
 		if (val == QSPL_SLOW) {
-			QSPL_STAT_INC(st->spurious);
+			qspl_stat_inc(&st->spurious);
 			if (hashed == QSPL_H_OWNER)
 				hashed = QSPL_H_SELF;
 		} else if (hashed == QSPL_H_SELF) {
@@ -379,7 +385,7 @@ void qspl_core_lock_slowpath(struct qspl_env *env, struct qspl *lock,
 	unsigned int idx;
 	u32 tail, old;
 
-	QSPL_STAT_INC(pc->stats.slowpath);
+	qspl_stat_inc(&pc->stats.slowpath);
 	if (env->mode == QSPL_NATIVE) {
 		if (qspl_native_pending(env, lock, cpu, val))
 			return;
@@ -388,11 +394,11 @@ void qspl_core_lock_slowpath(struct qspl_env *env, struct qspl *lock,
 			return;
 	}
 
-	QSPL_STAT_INC(pc->stats.queued);
+	qspl_stat_inc(&pc->stats.queued);
 	idx = pc->node[0].count++;
 	if (idx >= QSPL_MAX_NODES) {
 		/* Nested deeper than we have nodes for: just spin. */
-		QSPL_STAT_INC(pc->stats.nest_overflow);
+		qspl_stat_inc(&pc->stats.nest_overflow);
 		while (!qspl_nested_trylock(env, lock, cpu))
 			QSPL_RELAX(env, cpu);
 		goto release;
@@ -468,13 +474,15 @@ void qspl_core_unlock_slowpath(struct qspl_env *env, struct qspl *lock,
 	unsigned int target;
 
 	/* Ordering (2): seeing QSPL_SLOW, we see the entry behind it. */
-	if ((QSPL_LOAD_ACQ(lock->val) & QSPL_LOCKED_MASK) != QSPL_SLOW)
-		QSPL_BUG();
+	QSPL_WARN_ONCE((QSPL_LOAD_ACQ(lock->val) & QSPL_LOCKED_MASK) !=
+		       QSPL_SLOW);
 	node = qspl_unhash(env, lock);
-	target = QSPL_READ(node->cpu);
+	target = node ? QSPL_READ(node->cpu) : 0;
 	/* The lock (and its memory) may be gone after this; node is not. */
 	qspl_fetch_andnot(lock, QSPL_LOCKED_MASK);
-	QSPL_STAT_INC(env->cpus[cpu].stats.kicks);
+	if (!node)
+		return;
+	qspl_stat_inc(&env->cpus[cpu].stats.kicks);
 	env->ops->kick(env, target);
 }
 

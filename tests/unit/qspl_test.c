@@ -75,7 +75,7 @@ struct sim_level {
 	struct qspl lock;
 	int owner;		/* -1 or the holding CPU, atomic */
 	unsigned long counter;	/* plain: the data the lock protects */
-} QSPL_CACHE_ALIGNED;
+} __aligned(64);
 
 struct sim {
 	struct qspl_env env;
@@ -127,11 +127,10 @@ static void sim_sleep_us(unsigned int us)
 	nanosleep(&ts, NULL);
 }
 
+/* A compiler barrier: spin loops must re-read shared state. */
 static void cpu_pause(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 static void sim_preempt(struct sim_cpu *c)
@@ -480,10 +479,14 @@ static void sim_check_end(struct sim *s)
 	for (l = 0; l < NLEVELS; l++)
 		total += acq[l];
 	sim_sum_stats(s, &t);
-	printf("# %s: %u threads, %llu acquisitions (nested %llu, deepest level %u), slowpath %llu, pending %llu, steals %llu, queued %llu, nest overflow %llu, halts %llu+%llu (early %llu), spurious %llu, kicks %llu, hashed for next %llu, hash hops max %llu\n",
+	printf("# %s: %u threads, %llu acquisitions (nested %llu, deepest level %u),",
 	       qspl_mode_name(s->env.mode), s->nr, total, total - acq[0],
-	       depth, t.slowpath, t.pending, t.steals, t.queued,
-	       t.nest_overflow, t.halts_node, t.halts_head, t.wait_early,
+	       depth);
+	printf(" slowpath %llu, pending %llu, steals %llu, queued %llu,",
+	       t.slowpath, t.pending, t.steals, t.queued);
+	printf(" nest overflow %llu, halts %llu+%llu (early %llu),",
+	       t.nest_overflow, t.halts_node, t.halts_head, t.wait_early);
+	printf(" spurious %llu, kicks %llu, hashed for next %llu, hash hops max %llu\n",
 	       t.spurious, t.kicks, t.hashed_for_next, t.hash_hops_max);
 	XT_CHECK(!s->violations, "%llu violation(s), first: %s",
 		 s->violations, s->why);
@@ -883,12 +886,14 @@ int main(void)
 	if (getenv("QSPL_LOST_MS"))
 		lost_ms = (unsigned int)strtoul(getenv("QSPL_LOST_MS"), NULL, 0);
 	seed = env ? strtoull(env, NULL, 0) : (u64)time(NULL);
-	printf("# qspinlock-pv lock algorithm (%s), %u ms per stress case, lost wakeup after %u ms, seed %llu (rerun: SEED=%llu)\n",
-	       QSPL_SAN, stress_ms, lost_ms, seed, seed);
+	printf("# qspinlock-pv lock algorithm (%s), %u ms per stress case,",
+	       QSPL_SAN, stress_ms);
+	printf(" lost wakeup after %u ms, seed %llu (rerun: SEED=%llu)\n",
+	       lost_ms, seed, seed);
 	for (m = 0; m < ARRAY_SIZE(modes); m++) {
 		for (i = 0; i < ARRAY_SIZE(cases); i++, n++) {
 			/* The mode-independent cases run once. */
-			if (m && (cases[i].fn == case_hash))
+			if (m && cases[i].fn == case_hash)
 				continue;
 			cur_mode = modes[m];
 			xt_seed = (seed + n) * 0x9E3779B97F4A7C15ULL | 1;
