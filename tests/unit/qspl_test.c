@@ -10,7 +10,7 @@
  * sets the CPU's pending word and wakes it, wait clears it, tests the
  * awaited word and sleeps while pending is clear, exactly the order the
  * Xen backend uses (xen_clear_irq_pending, test, SCHEDOP_poll).  A wait
- * that sleeps longer than QSPL_LOST_MS (default 3000 ms) without a kick
+ * that sleeps longer than QSPL_LOST_MS (default 10000 ms) without a kick
  * is a lost wakeup and fails the case.  Each CPU has a "preempted" flag
  * that the tests set while a thread pretends its vCPU was descheduled.
  *
@@ -25,7 +25,7 @@
  * than cores and check: mutual exclusion (an owner field and a plain,
  * non-atomic counter per lock: TSan reports any overlap, the owner check
  * and the final count catch it under ASan), no lost wakeup, no deadlock
- * (a watchdog fails the case when no thread makes progress for 15 s) and
+ * (a watchdog fails the case when no thread makes progress for 30 s) and
  * a clean end state (lock words zero, hash table empty).  Thread
  * interleavings are up to the OS scheduler; everything the test decides
  * itself comes from SEED.
@@ -48,7 +48,7 @@
 
 #define NLEVELS		5	/* lock levels: 4 MCS nodes + overflow */
 #define MAX_THREADS	16
-#define WATCHDOG_MS	15000	/* no progress this long: deadlock */
+#define WATCHDOG_MS	30000	/* no progress this long: deadlock */
 
 struct sim_cpu {
 	u32 pend;		/* the "event channel" pending bit (futex) */
@@ -98,7 +98,7 @@ struct sim {
 	void (*hook)(struct sim *s, unsigned int cpu);	/* extra relax hook */
 };
 
-static unsigned int lost_ms = 3000;
+static unsigned int lost_ms = 10000;
 static unsigned int stress_ms = 1000;
 
 /* ---- per-thread random numbers: xorshift64* ---- */
