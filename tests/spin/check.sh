@@ -11,7 +11,7 @@
 #                QSPL_SLOW only with an entry), spurious wakeups allowed
 #   lost-wakeup  assertions and no invalid end state, with wakeups only
 #                by kick: a halted CPU that is never kicked is one
-# Then a self-test: every deliberately broken variant must FAIL, so the
+# Then a self-test: six deliberately broken variants must each FAIL, so the
 # check cannot pass vacuously.
 #
 # Installs Debian's spin with apt-get when it is missing (needs root).
@@ -113,6 +113,7 @@ selftest() {
 selftest waiter-order "-DBROKEN_WAITER_ORDER" "" "invalid end state"
 selftest kick-early "-DBROKEN_KICK_EARLY" "" "invalid end state"
 selftest kick-early-unfair "-DBROKEN_KICK_EARLY -DUNFAIR" "" "invalid end state"
+selftest nest-clear "-DBROKEN_NEST_CLEAR" "" "invalid end state"
 selftest slow-first "-DBROKEN_SLOW_FIRST -DSPURIOUS" "-E" "assertion violated"
 selftest owner-rehash "-DBROKEN_OWNER_REHASH -DSPURIOUS" "-E" "assertion violated"
 exit $fail

@@ -40,6 +40,11 @@
  *    again, for good.
  *  - BROKEN_SLOW_FIRST: the head sets QSPL_SLOW before inserting its hash
  *    entry; an unlocker can find QSPL_SLOW and no entry.
+ *  - BROKEN_NEST_CLEAR: a wait in an interrupt that arrives between the
+ *    test and the poll clears the pending bit too (the backends let only
+ *    the outermost wait on a CPU clear it); the outer wait's kick is lost.
+ *    (A nested wait that does not clear changes nothing here: at worst
+ *    it returns at once, so it is not modelled.)
  *  - BROKEN_OWNER_REHASH: a head that the owner hashed for takes a clear
  *    locked byte to mean "unhashed" and hashes again, although the owner
  *    may not have set QSPL_SLOW yet: two entries for one lock.
@@ -91,6 +96,13 @@ inline pv_wait(me, cond)
 	pend[me] = 0;
 	if
 	:: (cond) ->
+#ifdef BROKEN_NEST_CLEAR
+		/* an interrupt here whose own wait clears our kick */
+		if
+		:: pend[me] = 0
+		:: skip
+		fi;
+#endif
 		halted[me] = 1;
 		if
 		:: pend[me] == 1
