@@ -93,6 +93,7 @@ struct qspl_node {
 	u32 state;		/* enum qspl_vcpu_state */
 	u32 cpu;		/* constant: the CPU the node belongs to */
 	u32 count;		/* node[0] only: nesting levels in use */
+	u32 unhashed;		/* set by the unlocker that removed our entry */
 };
 
 /* Per-CPU counters, written only by their own CPU. */

@@ -25,6 +25,15 @@
  *         the CPU's kick before it tests the byte, so the head either
  *         sees the byte cleared or gets the kick.
  *
+ *  (3) unlocker                       queue head
+ *      unhash(lock) -> node           (woken, or never halted)
+ *      node->unhashed = 1 (release)   read node->unhashed == 1 (acquire)
+ *      release: clear locked byte     read locked byte != QSPL_SLOW
+ *                                     => hash again before halting again
+ *      => the head never hashes while an entry of its may exist (the
+ *         owner's, which may not be in the table yet, included), nor
+ *         before the release that would wipe its new QSPL_SLOW.
+ *
  * Invariant: the locked byte is QSPL_SLOW exactly while one hash entry
  * for the lock exists.  Only the queue head (or the owner on its behalf)
  * sets QSPL_SLOW, after inserting the entry; only the unlocker clears
@@ -266,7 +275,9 @@ static void qspl_pv_pass_on(struct qspl_env *env, struct qspl *lock,
 	    QSPL_HALTED)
 		return;
 	if (!qspl_hash(env, lock, next, cpu)) {
-		env->ops->kick(env, QSPL_READ(next->cpu));	/* table full */
+		/* Table full: tell it there is no entry, and wake it now. */
+		QSPL_STORE_REL(next->unhashed, 1U);
+		env->ops->kick(env, QSPL_READ(next->cpu));
 		return;
 	}
 	qspl_fetch_or(lock, QSPL_SLOW);
@@ -290,16 +301,17 @@ static bool qspl_pv_head_trylock(struct qspl *lock, bool unfair)
 	return false;
 }
 
-enum qspl_head_hash {
-	QSPL_H_NONE,	/* no entry for us: hash before halting */
-	QSPL_H_OWNER,	/* the owner hashed for us; not seen QSPL_SLOW yet */
-	QSPL_H_SELF,	/* an entry exists while the byte is QSPL_SLOW */
-};
-
 /*
  * The queue head: spin for the lock, then hash it, set QSPL_SLOW and halt
  * until the unlocker kicks us.  Returns holding the lock (locked byte
  * QSPL_LOCKED, pending clear).
+ *
+ * "mine": an entry for us is in the table, or is about to be (the owner
+ * hashing for us on its way out of the slow path).  The unlocker that
+ * removes our entry sets node->unhashed before it releases the lock, so
+ * seeing it we know the entry is gone and hash again before halting
+ * again (after a steal in pv-unfair, or a lock that was re-taken).  We
+ * never hash while an entry of ours may exist: one entry per lock.
  */
 static void qspl_pv_wait_head(struct qspl_env *env, struct qspl *lock,
 			      struct qspl_node *node, unsigned int cpu)
@@ -307,12 +319,11 @@ static void qspl_pv_wait_head(struct qspl_env *env, struct qspl *lock,
 	bool unfair = env->mode == QSPL_PV_UNFAIR;
 	struct qspl_stats *st = &env->cpus[cpu].stats;
 	struct qspl_hash_entry *he;
-	enum qspl_head_hash hashed;
 	unsigned int loop;
+	bool mine;
 	u32 val;
 
-	hashed = QSPL_READ(node->state) == QSPL_HASHED ? QSPL_H_OWNER :
-							 QSPL_H_NONE;
+	mine = QSPL_READ(node->state) == QSPL_HASHED;
 	for (;;) {
 		/* What our successor's wait-early check looks at. */
 		QSPL_WRITE(node->state, QSPL_RUNNING);
@@ -327,7 +338,16 @@ static void qspl_pv_wait_head(struct qspl_env *env, struct qspl *lock,
 		if (unfair)
 			qspl_fetch_andnot(lock, QSPL_PENDING);
 
-		if (hashed == QSPL_H_NONE) {
+		/*
+		 * Gone only once the unlocker that marked it has also
+		 * released: until then the byte stays QSPL_SLOW, and a new
+		 * entry of ours would not survive its release.
+		 */
+		if (mine && QSPL_LOAD_ACQ(node->unhashed) &&
+		    (QSPL_LOAD_ACQ(lock->val) & QSPL_LOCKED_MASK) != QSPL_SLOW)
+			mine = false;
+		if (!mine) {
+			QSPL_WRITE(node->unhashed, 0U);
 			/* Ordering (2): the entry before QSPL_SLOW. */
 			he = qspl_hash(env, lock, node, cpu);
 			if (!he)
@@ -339,30 +359,14 @@ static void qspl_pv_wait_head(struct qspl_env *env, struct qspl *lock,
 				QSPL_STORE_REL(he->lock, (struct qspl *)NULL);
 				return;
 			}
-			hashed = QSPL_H_SELF;
+			mine = true;
 		}
 		QSPL_WRITE(node->state, QSPL_HASHED);
 		qspl_stat_inc(&st->halts_head);
 		env->ops->wait(env, cpu, &lock->val, QSPL_LOCKED_MASK,
 			       QSPL_SLOW);
-
-		/*
-		 * Still QSPL_SLOW: still hashed (only the unlocker clears it,
-		 * after unhashing), and if the owner hashed for us, it has
-		 * finished.  Otherwise an unlocker removed our entry: hash
-		 * again before halting again (a stealer may hold the lock).
-		 * In QSPL_H_OWNER a clear byte may also mean the owner has not
-		 * set QSPL_SLOW yet, so we cannot tell and never hash again:
-		 * correct, at worst we spin instead of halting.
-		 */
-		val = QSPL_LOAD_ACQ(lock->val) & QSPL_LOCKED_MASK;
-		if (val == QSPL_SLOW) {
+		if ((QSPL_READ(lock->val) & QSPL_LOCKED_MASK) == QSPL_SLOW)
 			qspl_stat_inc(&st->spurious);
-			if (hashed == QSPL_H_OWNER)
-				hashed = QSPL_H_SELF;
-		} else if (hashed == QSPL_H_SELF) {
-			hashed = QSPL_H_NONE;
-		}
 	}
 }
 
@@ -408,6 +412,7 @@ void qspl_core_lock_slowpath(struct qspl_env *env, struct qspl *lock,
 	QSPL_WRITE(node->locked, 0U);
 	QSPL_WRITE(node->next, (struct qspl_node *)NULL);
 	QSPL_WRITE(node->state, (u32)QSPL_RUNNING);
+	QSPL_WRITE(node->unhashed, 0U);
 
 	/* The node's cache line was cold; the lock may be free by now. */
 	if (qspl_core_trylock(lock))
@@ -477,7 +482,12 @@ void qspl_core_unlock_slowpath(struct qspl_env *env, struct qspl *lock,
 	QSPL_WARN_ONCE((QSPL_LOAD_ACQ(lock->val) & QSPL_LOCKED_MASK) !=
 		       QSPL_SLOW);
 	node = qspl_unhash(env, lock);
-	target = node ? QSPL_READ(node->cpu) : 0;
+	target = 0;
+	if (node) {
+		target = QSPL_READ(node->cpu);
+		/* Before the release: the head still waits on its node. */
+		QSPL_STORE_REL(node->unhashed, 1U);
+	}
 	/* The lock (and its memory) may be gone after this; node is not. */
 	qspl_fetch_andnot(lock, QSPL_LOCKED_MASK);
 	if (!node)

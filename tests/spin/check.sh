@@ -11,7 +11,7 @@
 #                QSPL_SLOW only with an entry), spurious wakeups allowed
 #   lost-wakeup  assertions and no invalid end state, with wakeups only
 #                by kick: a halted CPU that is never kicked is one
-# Then a self-test: six deliberately broken variants must each FAIL, so the
+# Then a self-test: seven deliberately broken variants must each FAIL, so the
 # check cannot pass vacuously.
 #
 # Installs Debian's spin with apt-get when it is missing (needs root).
@@ -115,5 +115,6 @@ selftest kick-early "-DBROKEN_KICK_EARLY" "" "invalid end state"
 selftest kick-early-unfair "-DBROKEN_KICK_EARLY -DUNFAIR" "" "invalid end state"
 selftest nest-clear "-DBROKEN_NEST_CLEAR" "" "invalid end state"
 selftest slow-first "-DBROKEN_SLOW_FIRST -DSPURIOUS" "-E" "assertion violated"
+selftest rehash-early "-DBROKEN_REHASH_EARLY -DSPURIOUS" "-E" "assertion violated"
 selftest owner-rehash "-DBROKEN_OWNER_REHASH -DSPURIOUS" "-E" "assertion violated"
 exit $fail

@@ -6,7 +6,8 @@
  * (src/qspinlock/qspl_core.c): queued waiters halting on their MCS node,
  * the queue head halting on the lock with the lock hashed and the locked
  * byte QSPL_SLOW, the owner hashing the lock for a halted successor when
- * it passes the queue on, and the unlocker unhashing and kicking.
+ * it passes the queue on, and the unlocker unhashing, marking the node
+ * unhashed (so the head hashes again before it halts again) and kicking.
  *
  * NCPU CPUs take one lock ROUNDS times each; every step below that the
  * C code does with one atomic instruction is one atomic step here, and
@@ -45,9 +46,13 @@
  *    the outermost wait on a CPU clear it); the outer wait's kick is lost.
  *    (A nested wait that does not clear changes nothing here: at worst
  *    it returns at once, so it is not modelled.)
- *  - BROKEN_OWNER_REHASH: a head that the owner hashed for takes a clear
- *    locked byte to mean "unhashed" and hashes again, although the owner
- *    may not have set QSPL_SLOW yet: two entries for one lock.
+ *  - BROKEN_REHASH_EARLY: the head hashes again as soon as it sees
+ *    node->unhashed, before that unlocker has released: the release
+ *    wipes the new QSPL_SLOW and the new entry is left behind.
+ *  - BROKEN_OWNER_REHASH: the head takes a locked byte that is not
+ *    QSPL_SLOW to mean "my entry is gone" (instead of node->unhashed) and
+ *    hashes again, although the owner hashing for it may not have set
+ *    QSPL_SLOW yet: two entries for one lock.
  */
 
 #ifndef NCPU
@@ -65,10 +70,6 @@
 #define RUNNING	0
 #define HALTED	1
 #define HASHED	2
-/* what the head knows about its hash entry */
-#define H_NONE	0
-#define H_OWNER	1
-#define H_SELF	2
 
 byte locked;		/* the locked byte */
 bit pending;
@@ -77,6 +78,7 @@ byte tail;		/* 0: no queue, else CPU + 1 */
 bit nlocked[NCPU];	/* node->locked */
 byte nstate[NCPU];	/* node->state */
 byte nnext[NCPU];	/* node->next: 0 or CPU + 1 */
+bit nunhashed[NCPU];	/* node->unhashed */
 
 /* The hash table, for the one lock: how many entries, and whose. */
 byte hcount;
@@ -133,8 +135,8 @@ inline hash_insert(c)
 proctype cpu(byte me)
 {
 	byte round = 0;
-	byte prev, nxt, old, h;
-	bit got;
+	byte prev, nxt, old;
+	bit got, mine;
 
 next_round:
 	got = 0;
@@ -170,6 +172,7 @@ next_round:
 	nlocked[me] = 0;
 	nnext[me] = 0;
 	nstate[me] = RUNNING;
+	nunhashed[me] = 0;
 	atomic {
 		if
 		:: locked == FREE && !pending && tail == 0 ->
@@ -215,10 +218,7 @@ next_round:
 	fi;
 
 	/* qspl_pv_wait_head(): we are the queue head */
-	if
-	:: nstate[me] == HASHED -> h = H_OWNER
-	:: else -> h = H_NONE
-	fi;
+	mine = (nstate[me] == HASHED);
 	do
 	:: true ->
 		nstate[me] = RUNNING;
@@ -234,8 +234,29 @@ next_round:
 #ifdef UNFAIR
 		pending = 0;
 #endif
+		/* unhashed, and released by that unlocker: two reads */
 		if
-		:: h == H_NONE ->
+		:: mine && nunhashed[me] ->
+			if
+#ifdef BROKEN_REHASH_EARLY
+			:: true -> mine = 0
+#else
+			:: locked != SLOW -> mine = 0
+			:: else
+#endif
+			fi
+		:: else
+		fi;
+#ifdef BROKEN_OWNER_REHASH
+		/* the naive test: a clear byte taken to mean "unhashed" */
+		if
+		:: mine && locked != SLOW -> mine = 0
+		:: else
+		fi;
+#endif
+		if
+		:: !mine ->
+			nunhashed[me] = 0;
 #ifdef BROKEN_SLOW_FIRST
 			atomic { old = locked; locked = SLOW };
 			hash_insert(me);
@@ -249,27 +270,12 @@ next_round:
 				locked = LOCKED;
 				hcount = 0;
 				break
-			:: else -> h = H_SELF
+			:: else -> mine = 1
 			fi
 		:: else
 		fi;
 		nstate[me] = HASHED;
-		pv_wait(me, locked == SLOW);
-		if
-		:: locked == SLOW ->
-			if
-			:: h == H_OWNER -> h = H_SELF
-			:: else
-			fi
-		:: else ->
-			if
-			:: h == H_SELF -> h = H_NONE
-#ifdef BROKEN_OWNER_REHASH
-			:: h == H_OWNER -> h = H_NONE
-#endif
-			:: else
-			fi
-		fi
+		pv_wait(me, locked == SLOW)
 	od;
 
 	/* claim: last in the queue? then clear the tail with the lock */
@@ -319,6 +325,7 @@ cs:
 			nxt = hnode;
 			hcount = 0
 		}
+		nunhashed[nxt] = 1;
 #ifdef BROKEN_KICK_EARLY
 		kick(nxt);
 		locked = FREE;
