@@ -12,7 +12,7 @@
 # changed image recipe therefore builds a new entry; nothing is overwritten.
 
 # Stock modules (plus their dependencies) each guest image carries.
-DOM0_MODS="xen-evtchn xenfs xen-gntdev xen-gntalloc xen-privcmd xen-blkback xen-netback bridge loop null_blk tun"
+DOM0_MODS="xen-evtchn xenfs xen-gntdev xen-gntalloc xen-privcmd xen-blkback xen-netback bridge loop null_blk tun dm-mod"
 DOMU_MODS="xen-blkfront xen-netfront xen-evtchn xenfs xen-gntdev xen-gntalloc ext4 crc32c_generic"
 # Programs copied (with their shared libraries) into the busybox domU image.
 # mke2fs/e2fsck (e2fsprogs, in every minbase rootfs) for filesystem tests;

@@ -13,6 +13,7 @@ overlay_tree() {
 	mkdir -p "$d/xps/scenarios"
 	install -m 0755 "$LAB_DIR/guest/$role-init" "$d/init"
 	cp "$LAB_DIR/guest/lib.sh" "$d/xps/lib.sh"
+	[ "$role" = domU ] || install -m 0755 "$LAB_DIR/guest/xps-block" "$d/xps/xps-block"
 	# All of them: a scenario may use another's helpers (blkfront-life
 	# sources blkfront.sh); only those named run.
 	cp "$LAB_DIR"/scenarios/*.sh "$d/xps/scenarios/"

@@ -8,7 +8,8 @@
 # here: it is read from the host's apt configuration at run time.
 
 # Package set of the dom0 rootfs (the domU image is cut out of it).
-ROOTFS_PKGS="xen-utils-4.17 xenstore-utils iproute2 bridge-utils kmod fio iperf3 busybox procps util-linux"
+# dmsetup: blkfront-life holds a disk's I/O in device-mapper.
+ROOTFS_PKGS="xen-utils-4.17 xenstore-utils iproute2 bridge-utils kmod fio iperf3 busybox procps util-linux dmsetup"
 
 # rootfs_key: hash of the package set, each package's candidate version
 # and this recipe.

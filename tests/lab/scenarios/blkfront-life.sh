@@ -1,0 +1,386 @@
+# SPDX-License-Identifier: GPL-2.0
+# blkfront-life - xen-blkfront-64k through a domain's life: untrusted
+# backends, xl save/restore and localhost migration with I/O running, and
+# driver reloads with I/O in flight.  Interface: see smoke.sh; the domU
+# helpers (bf_*) come from blkfront.sh.  One domU (2 vCPUs, 384 MB, so a
+# checkpoint fits dom0's tmpfs) with xvda and xvdb on loop devices and
+# xvdc on device-mapper (dom0 holds its I/O while the guest suspends):
+#   load          xen-grant-pool and xen-blkfront-64k load, both disks bound
+#                 to vbd-64k; a 6 MB crc32c reference data set on xvdb
+#   trusted-param modprobe trusted=0: both disks report trusted=0, fio
+#                 verify (512 B..1 MB, unaligned) and the reference pass
+#   trusted-xs    dom0 writes device/vbd/51728/trusted = 0: after a reload
+#                 only xvdb is untrusted; verify passes on it
+#   resize        dom0 grows xvdb's loop device from 64 to 96 MB while it is
+#                 connected: the new size reaches the domU (blkback
+#                 notices on the next I/O), fio verifies at the new end
+#   save-restore  twice: fio write+verify loops on all disks while dom0
+#                 runs xl save then xl restore; every loop passes before,
+#                 across and after, each disk counts one resume, xvdc
+#                 replays requests that were in flight, no error counter
+#                 moves, the reference data verifies
+#   migrate       the same across xl migrate to localhost; a Xen that
+#                 cannot (no shadow paging: no log-dirty for PV guests)
+#                 refuses, the guest's suspend is cancelled, and the same
+#                 checks hold with no resume counted
+#   reload-load   20 cycles with fio running on xvda: unbind (+ rmmod and
+#                 modprobe every other cycle); fio ends (with errors) within
+#                 30 s of the unbind, never hangs; the disks come back and
+#                 the reference data verifies after every cycle
+#   leaks         no grant-pool page or grant live after the last rmmod
+# Figures (save/restore seconds, requests replayed) are reported, never
+# judged.
+
+blkfront_life_steps="cpu-selfcheck load trusted-param trusted-xs resize save-restore migrate reload-load leaks"
+blkfront_life_budget=1200
+blkfront_life_domus="bfl"
+BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-20}
+# Debugging: XPS_SCN_BFL_ONLY=step,step runs only those (and load); the
+# others then fail as "not reached".
+bfl_want() { [ -z "${XPS_SCN_BFL_ONLY:-}" ] || case ",$XPS_SCN_BFL_ONLY," in *",$1,"*) ;; *) return 1 ;; esac; }
+# xvdb: (202 << 8) | (1 << 4)
+BFL_XVDB=51728
+
+# On the host (the judge reads only the variables above) there is no /xps.
+[ -f /xps/scenarios/blkfront.sh ] && . /xps/scenarios/blkfront.sh
+
+blkfront_life_dom0_prepare() {
+	truncate -s 192M /tmp/bfl-a.img || return 1
+	truncate -s 64M /tmp/bfl-b.img || return 1
+	BFL_LOOPA=$(losetup -f --show /tmp/bfl-a.img) || return 1
+	BFL_LOOPB=$(losetup -f --show /tmp/bfl-b.img) || return 1
+	# xvdc: device-mapper over a loop device.  dom0 suspends the dm
+	# device before a save, so the requests the domU sends meanwhile are
+	# held there, in flight, while the guest suspends; they complete once
+	# the guest is down, and the restored frontend must replay them.
+	truncate -s 64M /tmp/bfl-c.img || return 1
+	BFL_LOOPC=$(losetup -f --show /tmp/bfl-c.img) || return 1
+	# No udev in dom0: libdevmapper makes the node itself.
+	DM_DISABLE_UDEV=1; export DM_DISABLE_UDEV
+	modprobe dm-mod || return 1
+	dmsetup create --noudevsync bflc --table "0 131072 linear $BFL_LOOPC 0" || return 1
+	BFL_SLOW=/dev/mapper/bflc
+	wait_for 10 test -b "$BFL_SLOW"
+}
+
+blkfront_life_domU_cfg() {
+	echo "memory = 384"
+	echo "vcpus = 2"
+	# The lab's minimal hotplug script: a restore adds all three at once.
+	echo "disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=$BFL_LOOPA', 'format=raw, vdev=xvdb, access=rw, script=xps-block, target=$BFL_LOOPB', 'format=raw, vdev=xvdc, access=rw, script=xps-block, target=$BFL_SLOW' ]"
+}
+
+blkfront_life_domU_cmdline() { echo "module_blacklist=xen_blkfront"; }
+
+# bfl_tail NAME FILE: one more console log of the domain onto ours (an
+# incoming domain logs under its temporary name).
+bfl_tail() {
+	( tail -n +1 -F "$2" 2>/dev/null &
+	  echo $! >"/run/xps/$1.tail-${2##*--}"; wait ) | sed -u "s/\r\$//; s/^/[domU:$1] /" &
+}
+
+# bfl_move save-restore|migrate NAME OLDID SEQ DELAY: in the background,
+# (its variables must not be wait_for's: POSIX sh has no locals)
+# while the domU's fio loops run.  The domain is marked busy so dom0-init
+# does not take its absence for the end; under its new id it is served
+# again, with the request that started this counted as answered.
+bfl_move() {
+	_c=$1 _mn=$2 _old=$3 _seq=$4
+	sleep "$5"
+	_t=$(up)
+	case "$_c" in
+	save-restore)
+		# Hold xvdc's I/O in dm until the guest has suspended (state
+		# "s" in xl list): those requests are in flight across the save.
+		_held=
+		echo "xps: $_mn: holding the I/O of xvdc (dmsetup suspend)"
+		timeout 30 dmsetup suspend --noudevsync bflc && _held=1 && sleep 2
+		echo "xps: $_mn: held=${_held:-no}; xl save"
+		xl save "$_mn" /tmp/bfl.chk >/run/xps/bfl-xl.log 2>&1 &
+		_sp=$!
+		if [ -n "$_held" ]; then
+			wait_for 60 sh -c "xl list '$_mn' 2>/dev/null | awk 'NR == 2 && \$5 ~ /s/ { ok = 1 } END { exit !ok }'"
+			echo "xps: $_mn: xl list says '$(xl list "$_mn" 2>/dev/null | awk 'NR == 2 { print $5 }')' after $(since "$_t")s; releasing the held I/O of xvdc"
+			dmsetup resume --noudevsync bflc
+		fi
+		if wait $_sp; then
+			_ts=$(since "$_t") _t=$(up)
+			if xl restore /tmp/bfl.chk >>/run/xps/bfl-xl.log 2>&1; then
+				_r="ok save=${_ts}s restore=$(since "$_t")s"
+			else
+				_r="error xl restore: $(tail -n 3 /run/xps/bfl-xl.log | tr '\n' ' ')"
+			fi
+		else
+			_r="error xl save: $(tail -n 3 /run/xps/bfl-xl.log | tr '\n' ' ')"
+		fi
+		rm -f /tmp/bfl.chk ;;
+	migrate)
+		# -s "": run the "host" argument as the receiving command.
+		if xl migrate -s "" "$_mn" "xl migrate-receive" >/run/xps/bfl-xl.log 2>&1; then
+			_r="ok migrate=$(since "$_t")s"
+		else
+			_r="error xl migrate: $(grep -iE 'error|fail' /run/xps/bfl-xl.log | head -n 3 | tr '\n' ' ')"
+		fi ;;
+	esac
+	echo "xps: $_mn: $_c: $_r"
+	_new=$(xl domid "$_mn" 2>/dev/null)
+	for _f in /var/log/xen/console/guest-"$_mn"--*.log; do
+		[ -f "$_f" ] && [ ! -e "/run/xps/$_mn.tail-${_f##*--}" ] && bfl_tail "$_mn" "$_f"
+	done
+	if [ -n "$_new" ] && [ "$_new" != "$_old" ]; then
+		echo "xps: $_mn is domain $_new after $_c"
+		rpc_serve "$_new" blkfront_life "$_seq" &
+	fi
+	echo "$_r new_domid=${_new:-none}" >/run/xps/bfl-move.log
+	rm -f "/run/xps/$_mn.busy"
+}
+
+blkfront_life_rpc() {
+	_dom=$1 _cmd=$2; shift 2
+	case "$_cmd" in
+	save-restore|migrate)
+		_name=$(xl domname "$_dom")
+		rm -f /run/xps/bfl-move.log
+		touch "/run/xps/$_name.busy"
+		bfl_move "$_cmd" "$_name" "$_dom" "$RPC_SEQ" "${1:-2}" 2>/dev/null &
+		RPC_REPLY=ok ;;
+	move-log)
+		RPC_REPLY=$(cat /run/xps/bfl-move.log 2>/dev/null | tr "\n" " " | cut -c1-300)
+		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
+	grow) # grow MB: xvdb's backing file and loop device
+		if truncate -s "$1M" /tmp/bfl-b.img && losetup -c "$BFL_LOOPB"; then
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="error grow $BFL_LOOPB"
+		fi ;;
+	trusted) # trusted VDEV 0|1|rm: the toolstack's per-device key
+		_p=/local/domain/$_dom/device/vbd/$1/trusted
+		if [ "$2" = rm ]; then xenstore-rm "$_p"; else xenstore-write "$_p" "$2"; fi &&
+			RPC_REPLY=ok || RPC_REPLY="error xenstore $_p" ;;
+	*) RPC_REPLY="error reason=unknown-request" ;;
+	esac
+}
+
+# ---- domU side --------------------------------------------------------------
+
+# bfl_loop DISK TAG OFFSET_MB VERIFY [FIO ARGS]: write+verify fio runs
+# until /tmp/bfl.stop appears; each run's number goes to
+# /tmp/bfl-TAG.runs, a failed run's message to /tmp/bfl-TAG.fail.
+bfl_loop() {
+	_n=0 _dk=$1 _tg=$2 _o0=$3 _vf=$4
+	shift 4
+	[ $# -gt 0 ] || set -- --bssplit=512/5:4k/35:16k/25:64k/20:256k/10:1m/5 --size=8M --iodepth=16
+	rm -f "/tmp/bfl-$_tg.fail"
+	while [ ! -e /tmp/bfl.stop ]; do
+		_off=$(( _o0 + (_n % 4) * 8 ))
+		if ! _o=$(bf_fio "bfl-$_tg" 300 --name="$_tg" --filename="/dev/$_dk" --rw=randwrite \
+			--offset="${_off}M" --verify="$_vf" "$@"); then
+			echo "run $_n: $_o" >>"/tmp/bfl-$_tg.fail"
+		fi
+		_n=$((_n + 1))
+		echo "$_n" >"/tmp/bfl-$_tg.runs"
+	done
+}
+bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
+
+# bfl_move_step STEP CMD: fio loops on all three disks across CMD in dom0.
+# dom0 holds xvdc's I/O (2 jobs at queue depth 4: never so many that a
+# submitter blocks for a tag, which would stop the guest's freezer) while
+# the guest suspends for a save, so a resume must replay some.  Sets _d (the details);
+# reports FAIL itself, returns 0 when the caller may report PASS.
+BFL_DISKS="xvda xvdb xvdc"
+bfl_move_step() {
+	_st=$1 _cmd=$2
+	for _k in $BFL_DISKS; do
+		eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
+	done
+	rm -f /tmp/bfl.stop /tmp/bfl-*.runs
+	bfl_loop xvda a 0 crc32c & _pa=$!
+	bfl_loop xvdb b 16 sha256 & _pb=$!
+	bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
+		--numjobs=2 --offset_increment=2M & _pc=$!
+	wait_for 60 test -s /tmp/bfl-a.runs
+	_r=$(rpc "$_cmd" 2)
+	_t=$(up) _m=pending
+	if [ "$_r" = ok ]; then
+		while [ "$(since "$_t")" -lt 400 ]; do
+			_m=$(rpc move-log)
+			case "$_m" in pending|rpc-timeout|"") sleep 2 ;; *) break ;; esac
+		done
+	fi
+	# two more whole runs of each loop after the move
+	_w=
+	for _k in a b c; do _w="$_w [ \$(cat /tmp/bfl-$_k.runs) -ge $(($(bfl_runs $_k) + 2)) ] &&"; done
+	wait_for 300 sh -c "$_w true"
+	touch /tmp/bfl.stop
+	wait $_pa $_pb $_pc
+	_fails=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail /tmp/bfl-c.fail 2>/dev/null | head -n 2 | tr '\n' ' ')
+	_ref=ok
+	_o=$(bf_fio "$_st-ref" 120 $BF_REF --verify_only) || _ref="FAILED $_o"
+	# A PV domain migrates in log-dirty mode, which Xen implements for PV
+	# guests with shadow paging; a hypervisor built without it refuses,
+	# and the guest's suspend is cancelled: it runs on, with no resume.
+	_want=1
+	case "$_cmd:$_m" in
+	migrate:*"Failed to enable logdirty: 95"*)
+		_want=0 _m="refused by this Xen (log-dirty needs shadow paging: EOPNOTSUPP), guest suspend cancelled" ;;
+	*:ok*) ;;
+	*) echo "$_st: $(rpc move-log)"; _want=fail ;;
+	esac
+	_d="$_cmd: $_m; fio runs a=$(bfl_runs a) b=$(bfl_runs b) c=$(bfl_runs c);"
+	_bad= _rp=0
+	for _k in $BFL_DISKS; do
+		_dr=$(( $(bf_x $_k resumes) - $(eval echo "\$_r_$_k") ))
+		_dq=$(( $(bf_x $_k requeued) - $(eval echo "\$_q_$_k") ))
+		_de=$(( $(bf_errs $_k) - $(eval echo "\$_e_$_k") ))
+		_d="$_d $_k resumes +$_dr replayed +$_dq errors +$_de driver $(bf_drv $_k);"
+		[ "$_dr" = "$_want" ] && [ "$_de" = 0 ] && [ "$(bf_drv $_k)" = "$BF_DRV" ] || _bad="$_bad $_k"
+		[ $_k != xvdc ] || _rp=$_dq
+	done
+	_d="$_d ref $_ref"
+	# Requests held in dom0 while the guest suspended: some replayed.
+	[ "$_want" != 1 ] || [ "$_rp" -gt 0 ] || _bad="$_bad xvdc-nothing-replayed"
+	if [ "$_want" != fail ] && [ -z "$_fails" ] && [ "$_ref" = ok ] && [ -z "$_bad" ]; then
+		return 0
+	fi
+	bf_step "$_st" FAIL "$_d; bad:${_bad:- none}; loop failures: ${_fails:-none}"
+	return 1
+}
+
+# bfl_verify_mixed TAG DISK OFFSET_MB: fio verify with the awkward sizes
+bfl_verify_mixed() {
+	bf_fio "$1" 240 --name="$1" --filename="/dev/$2" --rw=randwrite \
+		--bssplit=512/10:3584/10:4k/30:64k/30:1m/20 --blockalign=512 --iomem_align=512 \
+		--offset="$3M" --size=6M --iodepth=8 --verify=sha256
+}
+
+blkfront_life_domU() {
+	BF_SCN=blkfront-life BF_STEPS=$blkfront_life_steps
+	: >/tmp/bf.done
+	ko=/lib/modules/$(uname -r)/updates/xen-pv-suite
+	if [ ! -f "$ko/$BF_MOD.ko" ] || [ ! -f "$ko/xen-grant-pool.ko" ]; then
+		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
+		bf_fail_rest "module not built"; return
+	fi
+	if ! modprobe xen-grant-pool || ! bf_load; then
+		bf_step load FAIL "no disks: $(dmesg | grep -iE 'vbd|xbf|blkfront' | tail -n 3 | tr '\n' ' ')"
+		bf_fail_rest "module did not load"; return
+	fi
+	if ! o=$(bf_fio ref 240 $BF_REF); then
+		bf_step load FAIL "reference write on xvdb: $o"
+		bf_fail_rest "no reference data"; return
+	fi
+	bf_step load PASS "drivers $(bf_drv xvda)/$(bf_drv xvdb), reference 6M on xvdb $o"
+
+	# untrusted backend: module parameter
+	if ! bfl_want trusted-param; then :
+	elif bf_unload && bf_load trusted=0 &&
+	   [ "$(bf_x xvda trusted)" = 0 ] && [ "$(bf_x xvdb trusted)" = 0 ] &&
+	   o=$(bfl_verify_mixed trusted xvda 64) && o2=$(bf_fio tref 120 $BF_REF --verify_only) &&
+	   [ "$(bf_errs xvda)" = 0 ]; then
+		bf_step trusted-param PASS "trusted=0: $(bf_xps xvda trusted persistent bounce_bytes); verify $o; ref $o2"
+	else
+		bf_step trusted-param FAIL "trusted=0: $(bf_xps xvda trusted) $(bf_xps xvdb trusted) errors=$(bf_errs xvda) ${o2:-$o}"
+	fi
+
+	# untrusted backend: the toolstack's per-device key, xvdb only
+	if ! bfl_want trusted-xs; then :
+	elif ! bf_unload || ! r=$(rpc trusted $BFL_XVDB 0); then
+		bf_step trusted-xs FAIL "unload or rpc failed: $r"
+	elif [ "$r" = ok ] && bf_load &&
+	   [ "$(bf_x xvda trusted)" = 1 ] && [ "$(bf_x xvdb trusted)" = 0 ] &&
+	   o=$(bfl_verify_mixed xstrusted xvdb 24) && o2=$(bf_fio xsref 120 $BF_REF --verify_only); then
+		bf_step trusted-xs PASS "device/vbd/$BFL_XVDB/trusted=0: xvda trusted=$(bf_x xvda trusted) xvdb trusted=$(bf_x xvdb trusted); verify $o; ref $o2"
+	else
+		bf_step trusted-xs FAIL "rpc $r: xvda trusted=$(bf_x xvda trusted) xvdb trusted=$(bf_x xvdb trusted) ${o2:-$o}"
+	fi
+	# xvdb stays untrusted through the moves below: both modes resume
+
+	# capacity change while connected
+	s0=$(cat /sys/block/xvdb/size)
+	if ! bfl_want resize; then :
+	elif ! r=$(rpc grow 96); then
+		bf_step resize FAIL "rpc: $r"
+	elif [ "$r" = ok ] &&
+	   wait_for 30 sh -c 'dd if=/dev/xvdb of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; [ "$(cat /sys/block/xvdb/size)" = 196608 ]' &&
+	   o=$(bf_fio grow 120 --name=grow --filename=/dev/xvdb --rw=randwrite --bssplit=4k/50:64k/50 \
+		--offset=90M --size=6M --iodepth=8 --verify=crc32c); then
+		bf_step resize PASS "xvdb $s0 -> $(cat /sys/block/xvdb/size) sectors while connected ($(dmesg | grep -m1 -o 'capacity changed from [0-9]* to [0-9]* sectors')); verify at 90M..96M $o"
+	else
+		bf_step resize FAIL "rpc $r: xvdb $s0 -> $(cat /sys/block/xvdb/size) sectors ${o:-}"
+	fi
+
+	# save/restore, twice, with I/O running
+	ok=0 det=
+	bfl_want save-restore || ok=x
+	for round in 1 2; do
+		[ $ok != x ] || break
+		if ! test -b /dev/xvda || ! bfl_move_step save-restore save-restore; then break; fi
+		ok=$((ok + 1))
+		det="$det round $round: $_d;"
+	done
+	[ $ok = 2 ] && bf_step save-restore PASS "${det% ;}"
+	[ $ok = x ] || grep -q '^save-restore$' /tmp/bf.done || bf_step save-restore FAIL "round $((ok + 1)) did not run"
+
+	if bfl_want migrate && test -b /dev/xvda && bfl_move_step migrate migrate; then
+		bf_step migrate PASS "$_d"
+	fi
+	! bfl_want migrate || grep -q '^migrate$' /tmp/bf.done || bf_step migrate FAIL "did not run (no disk)"
+
+	# reloads with I/O in flight
+	bad=0 detail= i=1 tmax=0
+	while [ $i -le $BFL_CYCLES ]; do
+		fio --name=load --filename=/dev/xvda --ioengine=libaio --direct=1 --rw=randrw \
+			--bssplit=4k/50:64k/30:1m/20 --size=128M --iodepth=16 --time_based \
+			--runtime=120 >/tmp/fio-load.log 2>&1 &
+		fpid=$!
+		sleep 1
+		t=$(up)
+		bf_unbind_all
+		tu=$(since "$t")
+		if wait_for 30 sh -c "! kill -0 $fpid 2>/dev/null"; then
+			wait $fpid
+			tf=$(since "$t")
+			[ "$tf" -le "$tmax" ] || tmax=$tf
+		else
+			kill -9 $fpid 2>/dev/null; wait $fpid
+			bad=$((bad + 1)); detail="$detail $i:fio-hung"
+		fi
+		if [ $((i % 2)) = 1 ]; then
+			how=unbind/bind
+			for d in /sys/bus/xen/devices/vbd-*; do
+				echo "${d##*/}" >/sys/bus/xen/drivers/$BF_DRV/bind
+			done
+			wait_for 30 test -r /sys/block/xvda/xps/requests && wait_for 10 test -r /sys/block/xvdb/xps/requests
+			rc=$?
+		else
+			how=rmmod/modprobe
+			rmmod "$BF_MOD" && bf_load
+			rc=$?
+		fi
+		tl=$(since "$t")
+		if [ $rc != 0 ]; then
+			bad=$((bad + 1)); detail="$detail $i:$how-no-disk"
+			bf_load >/dev/null 2>&1
+		elif ! o=$(bf_fio "rl$i" 120 $BF_REF --verify_only); then
+			bad=$((bad + 1)); detail="$detail $i:$how-ref:$o"
+		fi
+		echo "xps: reload-load cycle $i ($how): unbind ${tu}s, fio gone ${tf:-never}s, disks back ${tl}s, verified $(since "$t")s after the unbind"
+		tf=
+		i=$((i + 1))
+	done
+	if [ $bad = 0 ]; then
+		bf_step reload-load PASS "$BFL_CYCLES cycles with fio randrw qd16 on xvda (unbind/bind and unbind+rmmod/modprobe alternating): fio ended at most ${tmax}s after the unbind, disks back, 6M reference verified after each"
+	else
+		bf_step reload-load FAIL "$bad of $BFL_CYCLES bad:$detail"
+	fi
+
+	bf_unload
+	if wait_for 20 sh -c '[ "$(awk "\$1==\"pages_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ] &&
+	                      [ "$(awk "\$1==\"grants_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ]'; then
+		bf_step leaks PASS "after rmmod: pages_live=0 grants_live=0 deferred=$(bf_gp deferred_pages) leaked=$(bf_gp leaked_pages)"
+	else
+		bf_step leaks FAIL "after rmmod: $(tr '\n' ' ' </sys/kernel/debug/xen-grant-pool/stats | cut -c1-200)"
+	fi
+	bf_fail_rest "not reached"
+}
