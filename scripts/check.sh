@@ -7,7 +7,7 @@
 # <why>"; a step that prints none is judged by its exit code. Every step
 # runs even after a failure, its log is kept in build/check/<step>.log,
 # and the last line is "N passed, N failed".
-# Steps: unit tools style w1 sparse matrix lab (default: all of them).
+# Steps: unit spin tools style w1 sparse matrix lab (default: all of them).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +16,7 @@ mkdir -p "$logs"
 cd "$root"
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(unit tools style w1 sparse matrix lab)
+[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse matrix lab)
 
 # The kernel the lab boots is the one every single-kernel check builds for.
 lab_kdir() {
@@ -27,6 +27,7 @@ lab_kdir() {
 run_step() {
 	case "$1" in
 	unit)	make -s -C tests/unit check ;;
+	spin)	tests/spin/check.sh ;;
 	tools)	local a=0 b=0
 		python3 tests/bench/test_xpsstats.py || a=$?
 		tests/lab/test-judge.sh || b=$?
@@ -36,7 +37,7 @@ run_step() {
 	sparse)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh sparse "$(lab_kdir)" ;;
 	matrix)	scripts/matrix.sh ;;
 	lab)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
-		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront} ;;
+		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life} ;;
 	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
 	esac
 }
