@@ -330,7 +330,7 @@ blkfront_life_domU() {
 	# reloads with I/O in flight
 	bad=0 detail= i=1 tmax=0
 	while [ $i -le $BFL_CYCLES ]; do
-		fio --name=load --filename=/dev/xvda --ioengine=libaio --direct=1 --rw=randrw \
+		fio --name=load --filename=/dev/xvda --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
 			--bssplit=4k/50:64k/30:1m/20 --size=128M --iodepth=16 --time_based \
 			--runtime=120 >/tmp/fio-load.log 2>&1 &
 		fpid=$!
@@ -355,12 +355,12 @@ blkfront_life_domU() {
 			rc=$?
 		else
 			how=rmmod/modprobe
-			rmmod "$BF_MOD" && bf_load
-			rc=$?
+			if rmmod "$BF_MOD"; then bf_load; rc=$?; else rc=90; fi
 		fi
 		tl=$(since "$t")
 		if [ $rc != 0 ]; then
 			bad=$((bad + 1)); detail="$detail $i:$how-no-disk"
+			echo "xps: cycle $i: no disk (rc=$rc): $(ls -l /dev/xvd* 2>&1 | cut -c1-60 | xargs); block: $(ls /sys/block | xargs)"
 			bf_load >/dev/null 2>&1
 		elif ! o=$(bf_fio "rl$i" 120 $BF_REF --verify_only); then
 			bad=$((bad + 1)); detail="$detail $i:$how-ref:$o"

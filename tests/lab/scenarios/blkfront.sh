@@ -97,7 +97,10 @@ bf_gp() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xen-grant-pool/
 bf_fio() {
 	_tag=$1 _secs=$2; shift 2
 	_t=$(up)
-	if timeout "$_secs" fio --output-format=normal --verify_fatal=1 --ioengine=libaio \
+	# allow_file_create=0: with the disk gone (unbind, detach) fio would
+	# otherwise create a regular file of that name in /dev, which then
+	# hides the disk's node when it comes back.
+	if timeout "$_secs" fio --output-format=normal --verify_fatal=1 --ioengine=libaio --allow_file_create=0 \
 		--direct=1 "$@" >"/tmp/fio-$_tag.log" 2>&1; then
 		_w=$(awk '/write: IOPS=/ { sub(/.*IOPS=/, ""); sub(/,.*/, ""); print; exit }' "/tmp/fio-$_tag.log")
 		_r=$(awk '/read: IOPS=/ { sub(/.*IOPS=/, ""); sub(/,.*/, ""); print; exit }' "/tmp/fio-$_tag.log")
@@ -308,7 +311,7 @@ blkfront_domU() {
 	bf_fs_step
 
 	# 7. block-detach during I/O, then attach
-	fio --name=detach --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randrw \
+	fio --name=detach --filename=/dev/xvdb --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
 		--bs=64k --size=64M --iodepth=8 --time_based --runtime=300 >/tmp/fio-detach.log 2>&1 &
 	fpid=$!
 	sleep 3
