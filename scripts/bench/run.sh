@@ -6,11 +6,13 @@
 # and prints the comparison tables (report.py). Never part of make check.
 #
 # Knobs (environment), passed into the lab as XPS_SCN_BENCH_*:
-#   BENCH_DRIVER   frontend module under test     (default xen-blkfront)
-#   BENCH_SWEEP    PARAM:V1,V2,... to compare      (default feature_persistent:0,1)
-#   BENCH_REPS     pairs of runs                   (default 5)
-#   BENCH_RUNTIME  seconds per run                 (default 10)
-#   BENCH_JOBS     fio jobs                        (default 4)
+#   BENCH_VARIANTS  frontend variants, DRIVER[:PARAM=V[+PARAM=V]] separated
+#                   by commas (default: xen-blkfront and xen-blkfront-64k,
+#                   each with feature_persistent=1 and =0)
+#   BENCH_WORKLOADS randread-4k,seqread-64k,randwrite-4k (default: all)
+#   BENCH_REPS      pairs of runs                   (default 5)
+#   BENCH_RUNTIME   seconds per run                 (default 10)
+#   BENCH_JOBS      fio jobs                        (default 8)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -19,7 +21,7 @@ case "$bench" in
 blk) scenario=bench-blk ;;
 *) echo "usage: $0 [blk]" >&2; exit 2 ;;
 esac
-for k in DRIVER SWEEP REPS RUNTIME JOBS; do
+for k in VARIANTS WORKLOADS REPS RUNTIME JOBS; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done

@@ -1,147 +1,180 @@
 # SPDX-License-Identifier: GPL-2.0
-# bench-blk - the seed 000 block benchmark: fio libaio 4 KB random reads
-# (iodepth 32) on a null_blk-backed disk, with the frontend driver's
-# module parameter swept across values in paired, alternating runs in one
-# boot, and the same fio run on null_blk in dom0 as the ceiling.
+# bench-blk - the seed 000 block benchmark: fio libaio on a null_blk-backed
+# disk, frontend variants (driver and module parameters) compared in
+# paired, alternating runs in one boot, and the same fio runs on null_blk
+# in dom0 as the ceiling.
 # A benchmark, never a test: it is run by scripts/bench/run.sh, not by
 # make check, and numbers are emitted as samples, never judged. Steps
 # fail only when a run produced no number.
 #
-# Samples: lines "XPS-SAMPLE <json>" (see scripts/bench/xpsstats.py).
+# Workloads (fio, direct, libaio, time based after a 2 s ramp):
+#   randread-4k   4 KB random reads, iodepth 32 (the seed's job)
+#   seqread-64k   64 KB sequential reads, iodepth 32
+#   randwrite-4k  4 KB random writes, iodepth 32
+# Variants: DRIVER:PARAM=V[+PARAM=V] each. Between variants dom0 detaches
+# the disk, the domU unloads both frontends and loads the variant's driver
+# with its parameters, dom0 attaches the disk again. The two drivers never
+# bind together: the domU has no disk at boot.
+#
+# Samples: lines "XPS-SAMPLE <json>" (see scripts/bench/xpsstats.py); the
+# bench name carries the parameters, the variant the driver, so each
+# table reads ours against stock at one setting. For xen-blkfront-64k the
+# grant operations per I/O are sampled too: new grants the frontend
+# issued (each costs the backend a map, and without persistent grants an
+# unmap too) divided by the I/Os fio completed.
+#
 # Host knobs (XPS_SCN_* reach the guests through run.conf):
-#   XPS_SCN_BENCH_DRIVER   frontend module under test (xen-blkfront)
-#   XPS_SCN_BENCH_SWEEP    PARAM:V1,V2,... of that module (feature_persistent:0,1);
-#                          the parameter must be writable (0644): it is set
-#                          in sysfs, then dom0 detaches and re-attaches the
-#                          disk so the frontend reconnects with it
-#   XPS_SCN_BENCH_REPS     pairs of runs (5)
-#   XPS_SCN_BENCH_RUNTIME  seconds per fio run, after a 2 s ramp (10)
-#   XPS_SCN_BENCH_JOBS     fio jobs (4; the seed used 8 on real hardware)
+#   XPS_SCN_BENCH_VARIANTS   space-separated, "," for space in the variable
+#                            (default: both drivers, feature_persistent 1 and 0)
+#   XPS_SCN_BENCH_WORKLOADS  comma-separated subset of the workloads above
+#   XPS_SCN_BENCH_REPS       pairs of runs (5)
+#   XPS_SCN_BENCH_RUNTIME    seconds per fio run, after a 2 s ramp (10)
+#   XPS_SCN_BENCH_JOBS       fio jobs (8, as in the seed)
 # Interface: see smoke.sh.
 
 bench_blk_steps="cpu-selfcheck attach sweep ceiling"
 bench_blk_domus="bench"
-BB_DRIVER=${XPS_SCN_BENCH_DRIVER:-xen-blkfront}
-BB_SWEEP=${XPS_SCN_BENCH_SWEEP:-feature_persistent:0,1}
+BB_VARIANTS=$(echo "${XPS_SCN_BENCH_VARIANTS:-xen-blkfront:feature_persistent=1,xen-blkfront-64k:feature_persistent=1,xen-blkfront:feature_persistent=0,xen-blkfront-64k:feature_persistent=0}" | tr , ' ')
+BB_WORKLOADS=$(echo "${XPS_SCN_BENCH_WORKLOADS:-randread-4k,seqread-64k,randwrite-4k}" | tr , ' ')
 BB_REPS=${XPS_SCN_BENCH_REPS:-5}
 BB_RUNTIME=${XPS_SCN_BENCH_RUNTIME:-10}
-BB_JOBS=${XPS_SCN_BENCH_JOBS:-4}
-BB_PARAM=${BB_SWEEP%%:*}
-BB_VALUES=$(echo "${BB_SWEEP#*:}" | tr , ' ')
-# Every run costs its runtime, a ramp, fio start-up and a re-attach
-# (about 15 s under TCG); the rest is boot and slack.
-bench_blk_budget=$(( 300 + BB_REPS * ($(echo $BB_VALUES | wc -w) + 1) * (BB_RUNTIME + 30) ))
+BB_JOBS=${XPS_SCN_BENCH_JOBS:-8}
+# Every run costs its runtime, a ramp and fio start-up (about 8 s under
+# TCG); every variant change a detach, reload and attach (about 30 s).
+bench_blk_budget=$(( 300 + BB_REPS * ( ($(echo $BB_VARIANTS | wc -w) + 1) * $(echo $BB_WORKLOADS | wc -w) * (BB_RUNTIME + 10) + $(echo $BB_VARIANTS | wc -w) * 30) ))
 
-# The sweep re-attaches the disk once per run. Xen's own block hotplug
-# script serialises on a lock that its slow "remove" (under TCG) still
-# holds when the next "add" comes, and libxl kills the add after its
-# timeout; the bench only needs what blkback reads: the device's
-# major:minor (hex) and the hotplug status.
-BB_DISK="format=raw, vdev=xvda, access=rw, script=xps-bench-block, target=/dev/nullb0"
+# The sweep re-attaches the disk once per variant: with the lab's minimal
+# hotplug script (guest/xps-block), as Xen's own is too slow under TCG.
+BB_DISK="format=raw, vdev=xvda, access=rw, script=xps-block, target=/dev/nullb0"
 
 bench_blk_dom0_prepare() {
-	modprobe null_blk nr_devices=1 gb=1 || return 1
-	cat >/etc/xen/scripts/xps-bench-block <<'HOTPLUG'
-#!/bin/sh
-case "$1" in
-add)
-	dev=$(xenstore-read "$XENBUS_PATH/params") &&
-	xenstore-write "$XENBUS_PATH/physical-device" "$(stat -L -c %t:%T "$dev")" \
-		"$XENBUS_PATH/physical-device-path" "$dev" \
-		"$XENBUS_PATH/hotplug-status" connected ;;
-remove)
-	xenstore-rm "$XENBUS_PATH/hotplug-status" 2>/dev/null ;;
-esac
-exit 0
-HOTPLUG
-	chmod 0755 /etc/xen/scripts/xps-bench-block
+	modprobe null_blk nr_devices=1 gb=1
 }
 
-bench_blk_domU_cfg() {
-	echo "disk = [ '$BB_DISK' ]"
-}
+# No disk at boot: the first variant's driver is loaded before it comes.
+bench_blk_domU_cfg() { echo "memory = 512"; echo "vcpus = 2"; }
 
-# bb_fio DEV: run the seed's job on DEV, print the read IOPS (terse field 8).
+# bb_fio DEV WORKLOAD: run it on DEV; print "IOPS IOS" (terse v3: read
+# kB field 6, IOPS 8; write kB 47, IOPS 49; I/Os = kB / block size).
 bb_fio() {
-	fio --name=randread --filename="$1" --rw=randread --bs=4k --ioengine=libaio \
+	case "$2" in
+	randread-4k) _rw=randread _bs=4 ;;
+	seqread-64k) _rw=read _bs=64 ;;
+	randwrite-4k) _rw=randwrite _bs=4 ;;
+	*) return 1 ;;
+	esac
+	fio --name="$2" --filename="$1" --rw=$_rw --bs=${_bs}k --ioengine=libaio --allow_file_create=0 \
 		--iodepth=32 --numjobs="$BB_JOBS" --direct=1 --ramp_time=2 \
 		--runtime="$BB_RUNTIME" --time_based --group_reporting \
 		--output-format=terse --terse-version=3 2>/dev/null |
-		awk -F';' 'NF > 8 { printf "%.1f\n", $8 }' | tail -n 1
+		awk -F';' -v bs=$_bs 'NF > 50 { if ($8 > 0) print $8, int($6 / bs); else print $49, int($47 / bs) }' | tail -n 1
 }
 
-# bb_sample VARIANT PARAMS_JSON RUN VALUE
+# bb_sample BENCH METRIC UNIT HIGHER VARIANT PARAMS_JSON RUN VALUE
 bb_sample() {
-	echo "XPS-SAMPLE {\"bench\": \"fio-randread-4k-qd32\", \"metric\": \"iops\", \"unit\": \"IO/s\", \"variant\": \"$1\", \"params\": {$2}, \"run\": $3, \"value\": $4, \"higher_is_better\": true}"
+	echo "XPS-SAMPLE {\"bench\": \"$1\", \"metric\": \"$2\", \"unit\": \"$3\", \"variant\": \"$5\", \"params\": {$6}, \"run\": $7, \"value\": $8, \"higher_is_better\": $4}"
 }
 
 bench_blk_rpc() {
 	_dom=$1 _cmd=$2; shift 2
+	_name=$(xl domname "$_dom")
 	case "$_cmd" in
-	reattach)
-		_name=$(xl domname "$_dom")
-		if ! xl block-detach "$_name" xvda >/tmp/bb-detach.log 2>&1; then
+	detach)
+		if xl block-list "$_name" 2>/dev/null | grep -q '^51712 ' &&
+		   ! xl block-detach "$_name" xvda >/tmp/bb-detach.log 2>&1; then
 			RPC_REPLY="error reason=block-detach $(tr '\n' ' ' </tmp/bb-detach.log | cut -c1-120)"
-			return
-		fi
-		if xl block-attach "$_name" "$BB_DISK"; then
+		else
+			RPC_REPLY=ok
+		fi ;;
+	attach)
+		if xl block-attach "$_name" "$BB_DISK" >/tmp/bb-attach.log 2>&1; then
 			RPC_REPLY=ok
 		else
-			RPC_REPLY="error reason=block-attach"
+			RPC_REPLY="error reason=block-attach $(tr '\n' ' ' </tmp/bb-attach.log | cut -c1-120)"
 		fi ;;
 	ceiling)
-		RPC_REPLY=$(bb_fio /dev/nullb0)
+		RPC_REPLY=$(bb_fio /dev/nullb0 "$1")
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
 	*)	RPC_REPLY=unknown-request ;;
 	esac
 }
 
-# bb_set VALUE: set the swept parameter and reconnect the disk with it.
-bb_set() {
-	echo "$1" >"/sys/module/$(echo "$BB_DRIVER" | tr - _)/parameters/$BB_PARAM" || return 1
-	_r=$(rpc reattach)
-	[ "$_r" = ok ] || { echo "bench-blk: reattach: $_r"; return 1; }
-	# The old xvda goes away and a new one comes up with the new setting.
+# bb_variant DRIVER:P=V+P=V: detach, load DRIVER with its parameters, attach.
+bb_variant() {
+	_drv=${1%%:*} _params=
+	case "$1" in *:*) _params=$(echo "${1#*:}" | tr + ' ') ;; esac
+	_r=$(rpc detach)
+	[ "$_r" = ok ] || { echo "bench-blk: detach: $_r"; return 1; }
+	wait_for 60 sh -c '! test -e /sys/block/xvda' || { echo "bench-blk: xvda still there"; return 1; }
+	for _m in xen-blkfront xen-blkfront-64k; do
+		! lsmod | grep -q "^$(echo $_m | tr - _) " || rmmod "$_m" || return 1
+	done
+	# shellcheck disable=SC2086
+	modprobe "$_drv" $_params || { echo "bench-blk: modprobe $_drv $_params failed"; return 1; }
+	_r=$(rpc attach)
+	[ "$_r" = ok ] || { echo "bench-blk: attach: $_r"; return 1; }
 	wait_for 60 test -b /dev/xvda &&
-		dd if=/dev/xvda of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+		dd if=/dev/xvda of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &&
+		[ "$(basename "$(readlink /sys/block/xvda/device/driver)")" = "$(bb_busname "$_drv")" ]
 }
+bb_busname() { case "$1" in xen-blkfront) echo vbd ;; xen-blkfront-64k) echo vbd-64k ;; *) echo "$1" ;; esac; }
+bb_stat() { cat "/sys/block/xvda/xps/$1" 2>/dev/null || echo 0; }
 
 bench_blk_domU() {
-	modprobe "$BB_DRIVER"
-	if wait_for 30 test -b /dev/xvda; then
-		pass bench-blk/attach "$BB_DRIVER sectors=$(cat /sys/block/xvda/size)"
+	_bb_first=${BB_VARIANTS%% *}
+	if bb_variant "$_bb_first"; then
+		pass bench-blk/attach "$_bb_first sectors=$(cat /sys/block/xvda/size) driver=$(basename "$(readlink /sys/block/xvda/device/driver)")"
 	else
-		fail bench-blk/attach "no /dev/xvda after 30s"
+		fail bench-blk/attach "first variant $_bb_first: no /dev/xvda"
 		return
 	fi
-	_bb_bad=0 _bb_cbad=0 _bb_n=0 _bb_rep=1
+	_bb_bad=0 _bb_cbad=0 _bb_n=0 _bb_rep=1 _bb_cur=$_bb_first
 	while [ "$_bb_rep" -le "$BB_REPS" ]; do
-		# Alternate the order inside each pair so neither setting always
+		# Alternate the order inside each pair so neither variant always
 		# runs first (warm caches, host load drifting over the boot).
-		_bb_order=$BB_VALUES
-		[ $((_bb_rep % 2)) = 0 ] && _bb_order=$(echo "$BB_VALUES" | tr ' ' '\n' | sed -n '1!G;h;$p' | xargs)
+		_bb_order=$BB_VARIANTS
+		[ $((_bb_rep % 2)) = 0 ] && _bb_order=$(echo "$BB_VARIANTS" | tr ' ' '\n' | sed -n '1!G;h;$p' | xargs)
 		for _bb_v in $_bb_order; do
-			if ! bb_set "$_bb_v"; then
-				echo "bench-blk: could not set $BB_PARAM=$_bb_v and reconnect"
-				_bb_bad=$((_bb_bad + 1)); continue
+			if [ "$_bb_v" != "$_bb_cur" ] && ! bb_variant "$_bb_v"; then
+				echo "bench-blk: could not switch to $_bb_v"
+				_bb_bad=$((_bb_bad + 1)); _bb_cur=; continue
 			fi
-			_bb_iops=$(bb_fio /dev/xvda)
-			if [ -n "$_bb_iops" ]; then
-				bb_sample "$BB_DRIVER" "\"$BB_PARAM\": \"$_bb_v\"" "$_bb_rep" "$_bb_iops"
+			_bb_cur=$_bb_v
+			_bb_drv=${_bb_v%%:*} _bb_p=
+			case "$_bb_v" in *:*) _bb_p=${_bb_v#*:} ;; esac
+			for _bb_w in $BB_WORKLOADS; do
+				_g0=$(bb_stat grants_issued) _s0=$(bb_stat segments)
+				_bb_out=$(bb_fio /dev/xvda "$_bb_w")
+				_bb_iops=${_bb_out%% *} _bb_ios=${_bb_out#* }
+				if [ -z "$_bb_out" ]; then
+					_bb_bad=$((_bb_bad + 1)); continue
+				fi
+				bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" iops IO/s true "$_bb_drv" "" "$_bb_rep" "$_bb_iops"
 				_bb_n=$((_bb_n + 1))
-			else
-				_bb_bad=$((_bb_bad + 1))
-			fi
+				if [ "$_bb_drv" = xen-blkfront-64k ] && [ "${_bb_ios:-0}" -gt 0 ] 2>/dev/null; then
+					_g=$(( $(bb_stat grants_issued) - _g0 )) _s=$(( $(bb_stat segments) - _s0 ))
+					# persistent: one map per new grant; otherwise a map and an unmap per segment
+					if [ "$(bb_stat persistent)" = 1 ]; then _ops=$_g; else _ops=$((2 * _s)); fi
+					bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" backend-grant-ops-per-io ops false "$_bb_drv" \
+						"" "$_bb_rep" "$(awk -v a="$_ops" -v b="$_bb_ios" 'BEGIN { printf "%.4f", a / b }')"
+				fi
+			done
 		done
-		_bb_c=$(rpc ceiling)
-		case "$_bb_c" in
-		[0-9]*) bb_sample "null_blk-in-dom0" "" "$_bb_rep" "$_bb_c" ;;
-		*) _bb_cbad=$((_bb_cbad + 1)) ;;
-		esac
+		for _bb_w in $BB_WORKLOADS; do
+			_bb_c=$(rpc ceiling "$_bb_w")
+			case "$_bb_c" in
+			[0-9]*) # one ceiling sample in every table of this workload
+				for _bb_p in $(echo "$BB_VARIANTS" | tr ' ' '\n' | awk -F: '{ print NF > 1 ? $2 : "-" }' | sort -u); do
+					[ "$_bb_p" != - ] || _bb_p=
+					bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" iops IO/s true "null_blk-in-dom0" "" "$_bb_rep" "${_bb_c%% *}"
+				done ;;
+			*) _bb_cbad=$((_bb_cbad + 1)) ;;
+			esac
+		done
 		_bb_rep=$((_bb_rep + 1))
 	done
-	if [ "$_bb_bad" = 0 ]; then pass bench-blk/sweep "$_bb_n runs of $BB_PARAM in {$BB_VALUES}"
+	if [ "$_bb_bad" = 0 ]; then pass bench-blk/sweep "$_bb_n runs: {$BB_VARIANTS} x {$BB_WORKLOADS}"
 	else fail bench-blk/sweep "$_bb_bad run(s) produced no number"; fi
-	if [ "$_bb_cbad" = 0 ]; then pass bench-blk/ceiling "$BB_REPS runs on dom0's null_blk"
+	if [ "$_bb_cbad" = 0 ]; then pass bench-blk/ceiling "$BB_REPS x {$BB_WORKLOADS} on dom0's null_blk"
 	else fail bench-blk/ceiling "$_bb_cbad ceiling run(s) produced no number"; fi
 }
