@@ -14,7 +14,7 @@ XEN_ARGS="console=com1 com1=115200,8n1 dom0_mem=1536M,max:1536M dom0_max_vcpus=$
 DOM0_ARGS="console=hvc0 loglevel=5"
 
 scenario_var() { # scenario_var SCENARIO VAR: e.g. steps, budget
-	( fn=${1//-/_}; . "$LAB_DIR/scenarios/$1.sh"; eval "echo \"\${${fn}_$2}\"" )
+	( fn=${1//-/_}; . "$LAB_DIR/scenarios/$1.sh"; eval "echo \"\${${fn}_$2:-}\"" )
 }
 
 # run_boot IMAGES MODULES TIMEOUT KEEP SCENARIOS...

@@ -94,8 +94,13 @@ bfl_move() {
 		# "s" in xl list): those requests are in flight across the save.
 		_held=
 		echo "xps: $_mn: holding the I/O of xvdc (dmsetup suspend)"
-		timeout 30 dmsetup suspend --noudevsync bflc && _held=1 && sleep 2
-		echo "xps: $_mn: held=${_held:-no}; xl save"
+		timeout 30 dmsetup suspend --noudevsync bflc && _held=1
+		# Save only once blkback has taken new requests of xvdc, which
+		# are now stuck in dm: in flight whatever the fio loop was doing.
+		_bs=/sys/bus/xen-backend/devices/vbd-$_old-51744/statistics
+		_c0=$(( $(cat "$_bs/rd_req") + $(cat "$_bs/wr_req") ))
+		wait_for 60 sh -c "[ \$(( \$(cat $_bs/rd_req) + \$(cat $_bs/wr_req) )) -gt $_c0 ]"
+		echo "xps: $_mn: held=${_held:-no}, xvdc requests held: $(( $(cat "$_bs/rd_req") + $(cat "$_bs/wr_req") - _c0 )); xl save"
 		xl save "$_mn" /tmp/bfl.chk >/run/xps/bfl-xl.log 2>&1 &
 		_sp=$!
 		if [ -n "$_held" ]; then
