@@ -5,6 +5,7 @@
 #   debs/                  .deb files fetched with `apt-get download`
 #   rootfs/<rkey>/root     Debian chroot that all guest images come from
 #   images/<ikey>/         xen.elf vmlinux dom0-base.cpio.gz domU-base.cpio
+#                          domU-cc.cpio
 #                          manifest (versions + keys)
 # <rkey> hashes the rootfs package set, the apt candidate version of each
 # listed package and rootfs.sh; <ikey> hashes <rkey>, the exact versions of
@@ -95,7 +96,9 @@ build_dom0_base() {
 	# emulated CPU at each boot.
 	rm -rf "$d"/usr/share/{doc,man,info,locale,i18n,lintian,bug,zoneinfo} \
 		"$d"/var/cache/apt/* "$d"/var/lib/apt/lists/* "$d"/var/cache/debconf/*-old \
-		"$d"/usr/lib/x86_64-linux-gnu/gconv "$d"/etc/apt/sources.list.d/*
+		"$d"/usr/lib/x86_64-linux-gnu/gconv "$d"/etc/apt/sources.list.d/* \
+		"$d"/usr/include "$d"/usr/lib/x86_64-linux-gnu/tcc
+	find "$d/usr/lib/x86_64-linux-gnu" -maxdepth 1 -name '*.a' -delete
 	find "$d/usr/lib" -name __pycache__ -prune -exec rm -rf {} + 2>/dev/null || true
 	copy_mods "$kern" "$d" "$kver" $DOM0_MODS
 	mkdir -p "$d/root"
@@ -127,6 +130,25 @@ build_domU_base() {
 	# Uncompressed on purpose: libxenguest only gunzips the first member
 	# of a ramdisk, and the per-run overlay is appended to this archive.
 	cpio_of "$d" >"$out/domU-base.cpio"
+	rm -rf "$d"
+}
+
+# build_domU_cc ROOTFS OUT: OUT/domU-cc.cpio, a C toolchain for the domU
+# (tcc, make, the libc headers and start files), appended to the domU
+# image only for scenarios that set <scenario>_domU_cc=1 (bench-blk's
+# build workload): everyone else boots without its 40 MB.
+build_domU_cc() {
+	local rootfs=$1 out=$2 d f
+	d=$(mktemp -d "$out.cc.XXXX")
+	mkdir -p "$d/usr/bin" "$d/usr/lib/x86_64-linux-gnu"
+	cp "$rootfs/usr/bin/tcc" "$rootfs/usr/bin/make" "$d/usr/bin/"
+	cp -a "$rootfs/usr/include" "$d/usr/"
+	cp -a "$rootfs/usr/lib/x86_64-linux-gnu/tcc" "$d/usr/lib/x86_64-linux-gnu/"
+	for f in crt1.o crti.o crtn.o libc.so libc_nonshared.a libm.so libm.a; do
+		[ -e "$rootfs/usr/lib/x86_64-linux-gnu/$f" ] && cp -a "$rootfs/usr/lib/x86_64-linux-gnu/$f" "$d/usr/lib/x86_64-linux-gnu/"
+	done
+	# make's own libraries are libc's, which the domU image has.
+	cpio_of "$d" >"$out/domU-cc.cpio"
 	rm -rf "$d"
 }
 
@@ -165,6 +187,7 @@ images_build() {
 	file "$tmp/xen.elf" | grep -q ELF || die "xen.elf is not an ELF file"
 	build_dom0_base "$rootfs/root" "$tmp/k" "$kver" "$tmp" >&2
 	build_domU_base "$rootfs/root" "$tmp/k" "$kver" "$tmp" >&2
+	build_domU_cc "$rootfs/root" "$tmp" >&2
 	rm -rf "$tmp/k"
 	{
 		echo "kver=$kver"

@@ -64,7 +64,18 @@ overlay_build() {
 	rm -rf "$work"; mkdir -p "$work/o-domU" "$work/o-dom0/xps"
 	overlay_tree "$work/o-domU" domU "$kver" "$modules" "$@"
 	overlay_tree "$work/o-dom0" dom0 "$kver" "$modules" "$@"
-	{ cat "$img/domU-base.cpio"; cpio_of "$work/o-domU"; } >"$work/o-dom0/xps/domU.cpio"
+	# A scenario that builds C code in its domU (<scenario>_domU_cc=1) gets
+	# the toolchain image and the project it builds: the suite's own
+	# userspace unit tests with the pure driver code (a real, small C
+	# project with a Makefile), as a tarball.
+	local cc= s
+	for s in "$@"; do [ "$(scenario_var "$s" domU_cc)" = 1 ] && cc=1; done
+	if [ -n "$cc" ]; then
+		(cd "$LAB_DIR/../.." && git ls-files include src/grant-pool src/blkfront tests/unit |
+			grep -E '\.[ch]$|Makefile$' | tar -cf "$work/o-domU/xps/project.tar" -T -) ||
+			die "cannot pack the build workload's project"
+	fi
+	{ cat "$img/domU-base.cpio"; [ -z "$cc" ] || cat "$img/domU-cc.cpio"; cpio_of "$work/o-domU"; } >"$work/o-dom0/xps/domU.cpio"
 	cp "$img/dom0-base.cpio.gz" "$work/dom0.cpio"
 	# The kernel only looks for the next cpio header at a 4-byte aligned
 	# offset after a compressed member; zero bytes in between are skipped.

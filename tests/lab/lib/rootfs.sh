@@ -9,7 +9,9 @@
 
 # Package set of the dom0 rootfs (the domU image is cut out of it).
 # dmsetup: blkfront-life holds a disk's I/O in device-mapper.
-ROOTFS_PKGS="xen-utils-4.17 xenstore-utils iproute2 bridge-utils kmod fio iperf3 busybox procps util-linux dmsetup"
+# tcc, libc6-dev, make: the C toolchain of bench-blk's build workload
+# (only in domU-cc.cpio, appended for the scenarios that ask for it).
+ROOTFS_PKGS="xen-utils-4.17 xenstore-utils iproute2 bridge-utils kmod fio iperf3 busybox procps util-linux dmsetup tcc libc6-dev make"
 
 # rootfs_key: hash of the package set, each package's candidate version
 # and this recipe.

@@ -11,6 +11,14 @@
 #   randread-4k   4 KB random reads, iodepth 32 (the seed's job)
 #   seqread-64k   64 KB sequential reads, iodepth 32
 #   randwrite-4k  4 KB random writes, iodepth 32
+#   build         the macro workload, in the spirit of seeds 001 and 003
+#                 (repeated builds, median and spread): on ext4 on xvdb (a
+#                 loop device in dom0), caches dropped, unpack a small C
+#                 project (the suite's own userspace unit tests and pure
+#                 driver code, 40 files) and build its six test programs
+#                 with tcc and make -j2, then sync; seconds, two builds per
+#                 variant and pair (so 10 over 5 pairs); each build's
+#                 programs must run and pass
 # Variants: DRIVER:PARAM=V[+PARAM=V] each. Between variants dom0 detaches
 # the disk, the domU unloads both frontends and loads the variant's driver
 # with its parameters, dom0 attaches the disk again. The two drivers never
@@ -35,7 +43,11 @@
 bench_blk_steps="cpu-selfcheck attach sweep ceiling"
 bench_blk_domus="bench"
 BB_VARIANTS=$(echo "${XPS_SCN_BENCH_VARIANTS:-xen-blkfront:feature_persistent=1,xen-blkfront-64k:feature_persistent=1,xen-blkfront:feature_persistent=0,xen-blkfront-64k:feature_persistent=0}" | tr , ' ')
-BB_WORKLOADS=$(echo "${XPS_SCN_BENCH_WORKLOADS:-randread-4k,seqread-64k,randwrite-4k}" | tr , ' ')
+BB_WORKLOADS=$(echo "${XPS_SCN_BENCH_WORKLOADS:-randread-4k,seqread-64k,randwrite-4k,build}" | tr , ' ')
+BB_BUILDS=2
+# The build workload's toolchain (tcc, make, libc headers) comes with the
+# domU image only for scenarios that ask (lib/overlay.sh).
+bench_blk_domU_cc=1
 BB_REPS=${XPS_SCN_BENCH_REPS:-5}
 BB_RUNTIME=${XPS_SCN_BENCH_RUNTIME:-10}
 BB_JOBS=${XPS_SCN_BENCH_JOBS:-8}
@@ -48,7 +60,9 @@ bench_blk_budget=$(( 300 + BB_REPS * ( ($(echo $BB_VARIANTS | wc -w) + 1) * $(ec
 BB_DISK="format=raw, vdev=xvda, access=rw, script=xps-block, target=/dev/nullb0"
 
 bench_blk_dom0_prepare() {
-	modprobe null_blk nr_devices=1 gb=1
+	modprobe null_blk nr_devices=1 gb=1 || return 1
+	# the build workload's disk: null_blk keeps no data
+	truncate -s 256M /tmp/bb-build.img && BB_LOOP=$(losetup -f --show /tmp/bb-build.img)
 }
 
 # No disk at boot: the first variant's driver is loaded before it comes.
@@ -80,14 +94,16 @@ bench_blk_rpc() {
 	_name=$(xl domname "$_dom")
 	case "$_cmd" in
 	detach)
-		if xl block-list "$_name" 2>/dev/null | grep -q '^51712 ' &&
-		   ! xl block-detach "$_name" xvda >/tmp/bb-detach.log 2>&1; then
-			RPC_REPLY="error reason=block-detach $(tr '\n' ' ' </tmp/bb-detach.log | cut -c1-120)"
-		else
-			RPC_REPLY=ok
-		fi ;;
+		RPC_REPLY=ok
+		for _v in 51712:xvda 51728:xvdb; do
+			if xl block-list "$_name" 2>/dev/null | grep -q "^${_v%:*} " &&
+			   ! xl block-detach "$_name" "${_v#*:}" >/tmp/bb-detach.log 2>&1; then
+				RPC_REPLY="error reason=block-detach ${_v#*:} $(tr '\n' ' ' </tmp/bb-detach.log | cut -c1-120)"
+			fi
+		done ;;
 	attach)
-		if xl block-attach "$_name" "$BB_DISK" >/tmp/bb-attach.log 2>&1; then
+		if xl block-attach "$_name" "$BB_DISK" >/tmp/bb-attach.log 2>&1 &&
+		   xl block-attach "$_name" "format=raw, vdev=xvdb, access=rw, script=xps-block, target=$BB_LOOP" >>/tmp/bb-attach.log 2>&1; then
 			RPC_REPLY=ok
 		else
 			RPC_REPLY="error reason=block-attach $(tr '\n' ' ' </tmp/bb-attach.log | cut -c1-120)"
@@ -99,13 +115,31 @@ bench_blk_rpc() {
 	esac
 }
 
+# bb_build: one build of the project on ext4 on xvdb; prints its seconds.
+bb_build() {
+	rm -rf /mnt/bb/w; sync; echo 3 >/proc/sys/vm/drop_caches
+	_t=$(up)
+	mkdir /mnt/bb/w && tar -xf /xps/project.tar -C /mnt/bb/w &&
+		make -s -j2 -C /mnt/bb/w/tests/unit CC=tcc CFLAGS="-I../../include -Ishim -I." \
+			build/xgp_test_p12 build/xgp_test_p14 build/xgp_test_p16 \
+			build/blk_test_p12 build/blk_test_p14 build/blk_test_p16 >/tmp/bb-build.log 2>&1 &&
+		sync || { echo "bench-blk: build failed: $(tail -n 3 /tmp/bb-build.log | tr '\n' ' ')" >&2; return 1; }
+	_s=$(awk -v a="$_t" -v b="$(up)" 'BEGIN { printf "%.2f", b - a }')
+	# the programs built must be real: each runs its tests and passes
+	for _p in /mnt/bb/w/tests/unit/build/*_test_p*; do
+		"$_p" >/tmp/bb-run.log 2>&1 || { echo "bench-blk: built $_p fails its tests" >&2; return 1; }
+	done
+	echo "$_s"
+}
+
 # bb_variant DRIVER:P=V+P=V: detach, load DRIVER with its parameters, attach.
 bb_variant() {
 	_drv=${1%%:*} _params=
 	case "$1" in *:*) _params=$(echo "${1#*:}" | tr + ' ') ;; esac
+	! mountpoint -q /mnt/bb || umount /mnt/bb || return 1
 	_r=$(rpc detach)
 	[ "$_r" = ok ] || { echo "bench-blk: detach: $_r"; return 1; }
-	wait_for 60 sh -c '! test -e /sys/block/xvda' || { echo "bench-blk: xvda still there"; return 1; }
+	wait_for 60 sh -c '! test -e /sys/block/xvda && ! test -e /sys/block/xvdb' || { echo "bench-blk: xvda/xvdb still there"; return 1; }
 	for _m in xen-blkfront xen-blkfront-64k; do
 		! lsmod | grep -q "^$(echo $_m | tr - _) " || rmmod "$_m" || return 1
 	done
@@ -113,14 +147,18 @@ bb_variant() {
 	modprobe "$_drv" $_params || { echo "bench-blk: modprobe $_drv $_params failed"; return 1; }
 	_r=$(rpc attach)
 	[ "$_r" = ok ] || { echo "bench-blk: attach: $_r"; return 1; }
-	wait_for 60 test -b /dev/xvda &&
+	wait_for 60 test -b /dev/xvda && wait_for 30 test -b /dev/xvdb &&
 		dd if=/dev/xvda of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &&
-		[ "$(basename "$(readlink /sys/block/xvda/device/driver)")" = "$(bb_busname "$_drv")" ]
+		[ "$(basename "$(readlink /sys/block/xvda/device/driver)")" = "$(bb_busname "$_drv")" ] || return 1
+	case " $BB_WORKLOADS " in *" build "*) ;; *) return 0 ;; esac
+	mkdir -p /mnt/bb && /usr/bin/mke2fs -q -F -t ext4 /dev/xvdb >/dev/null 2>&1 &&
+		mount -t ext4 /dev/xvdb /mnt/bb
 }
 bb_busname() { case "$1" in xen-blkfront) echo vbd ;; xen-blkfront-64k) echo vbd-64k ;; *) echo "$1" ;; esac; }
 bb_stat() { cat "/sys/block/xvda/xps/$1" 2>/dev/null || echo 0; }
 
 bench_blk_domU() {
+	modprobe ext4
 	_bb_first=${BB_VARIANTS%% *}
 	if bb_variant "$_bb_first"; then
 		pass bench-blk/attach "$_bb_first sectors=$(cat /sys/block/xvda/size) driver=$(basename "$(readlink /sys/block/xvda/device/driver)")"
@@ -143,6 +181,19 @@ bench_blk_domU() {
 			_bb_drv=${_bb_v%%:*} _bb_p=
 			case "$_bb_v" in *:*) _bb_p=${_bb_v#*:} ;; esac
 			for _bb_w in $BB_WORKLOADS; do
+				if [ "$_bb_w" = build ]; then
+					_bb_k=1
+					while [ $_bb_k -le $BB_BUILDS ]; do
+						if _bb_sec=$(bb_build); then
+							bb_sample "build${_bb_p:+[$_bb_p]}" seconds s false "$_bb_drv" "" "$_bb_rep" "$_bb_sec"
+							_bb_n=$((_bb_n + 1))
+						else
+							_bb_bad=$((_bb_bad + 1))
+						fi
+						_bb_k=$((_bb_k + 1))
+					done
+					continue
+				fi
 				_g0=$(bb_stat grants_issued) _s0=$(bb_stat segments)
 				_bb_out=$(bb_fio /dev/xvda "$_bb_w")
 				_bb_iops=${_bb_out%% *} _bb_ios=${_bb_out#* }
@@ -161,6 +212,7 @@ bench_blk_domU() {
 			done
 		done
 		for _bb_w in $BB_WORKLOADS; do
+			[ "$_bb_w" != build ] || continue
 			_bb_c=$(rpc ceiling "$_bb_w")
 			case "$_bb_c" in
 			[0-9]*) # one ceiling sample in every table of this workload
