@@ -147,7 +147,12 @@ build_domU_cc() {
 	for f in crt1.o crti.o crtn.o libc.so libc_nonshared.a libm.so libm.a; do
 		[ -e "$rootfs/usr/lib/x86_64-linux-gnu/$f" ] && cp -a "$rootfs/usr/lib/x86_64-linux-gnu/$f" "$d/usr/lib/x86_64-linux-gnu/"
 	done
-	# make's own libraries are libc's, which the domU image has.
+	# their shared libraries (make needs libdl, which fio does not)
+	chroot "$rootfs" ldd /usr/bin/make /usr/bin/tcc | awk '/=>/ { print $3 }' | grep '^/' | sort -u |
+	while read -r f; do mkdir -p "$d$(dirname "$f")"; cp -L "$rootfs$f" "$d$f"; done
+	# tcc links against libc.so.6, which names the dynamic loader: tcc
+	# looks for it beside libc, where the domU image has none (/lib64 only)
+	cp -L "$rootfs/lib64/ld-linux-x86-64.so.2" "$d/lib/x86_64-linux-gnu/"
 	cpio_of "$d" >"$out/domU-cc.cpio"
 	rm -rf "$d"
 }

