@@ -27,9 +27,10 @@
 # Samples: lines "XPS-SAMPLE <json>" (see scripts/bench/xpsstats.py); the
 # bench name carries the parameters, the variant the driver, so each
 # table reads ours against stock at one setting. For xen-blkfront-64k the
-# grant operations per I/O are sampled too: new grants the frontend
-# issued (each costs the backend a map, and without persistent grants an
-# unmap too) divided by the I/Os fio completed.
+# grant operations per I/O are sampled too: with persistent grants the
+# new grants the frontend issued (the backend maps each once), without
+# them a map and an unmap per 4 KB segment, divided by the requests the
+# driver sent in the same window (fio's ramp included): per block request.
 #
 # Host knobs (XPS_SCN_* reach the guests through run.conf):
 #   XPS_SCN_BENCH_VARIANTS   space-separated, "," for space in the variable
@@ -195,7 +196,7 @@ bench_blk_domU() {
 					done
 					continue
 				fi
-				_g0=$(bb_stat grants_issued) _s0=$(bb_stat segments)
+				_g0=$(bb_stat grants_issued) _s0=$(bb_stat segments) _q0=$(bb_stat requests)
 				_bb_out=$(bb_fio /dev/xvda "$_bb_w")
 				_bb_iops=${_bb_out%% *} _bb_ios=${_bb_out#* }
 				if [ -z "$_bb_out" ]; then
@@ -203,10 +204,14 @@ bench_blk_domU() {
 				fi
 				bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" iops IO/s true "$_bb_drv" "" "$_bb_rep" "$_bb_iops"
 				_bb_n=$((_bb_n + 1))
-				if [ "$_bb_drv" = xen-blkfront-64k ] && [ "${_bb_ios:-0}" -gt 0 ] 2>/dev/null; then
+				if [ "$_bb_drv" = xen-blkfront-64k ]; then
 					_g=$(( $(bb_stat grants_issued) - _g0 )) _s=$(( $(bb_stat segments) - _s0 ))
+					# per request the driver counted over the same window
+					# (fio's own count leaves out its ramp)
+					_bb_ios=$(( $(bb_stat requests) - _q0 ))
 					# persistent: one map per new grant; otherwise a map and an unmap per segment
 					if [ "$(bb_stat persistent)" = 1 ]; then _ops=$_g; else _ops=$((2 * _s)); fi
+					[ "$_bb_ios" -gt 0 ] || _bb_ios=1
 					bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" backend-grant-ops-per-io ops false "$_bb_drv" \
 						"" "$_bb_rep" "$(awk -v a="$_ops" -v b="$_bb_ios" 'BEGIN { printf "%.4f", a / b }')"
 				fi
