@@ -168,7 +168,7 @@ bench_blk_domU() {
 		fail bench-blk/attach "first variant $_bb_first: no /dev/xvda"
 		return
 	fi
-	_bb_bad=0 _bb_cbad=0 _bb_n=0 _bb_rep=1 _bb_cur=$_bb_first
+	_bb_bad=0 _bb_cbad=0 _bb_cs=0 _bb_n=0 _bb_rep=1 _bb_cur=$_bb_first
 	while [ "$_bb_rep" -le "$BB_REPS" ]; do
 		# Alternate the order inside each pair so neither variant always
 		# runs first (warm caches, host load drifting over the boot).
@@ -222,9 +222,10 @@ bench_blk_domU() {
 			_bb_c=$(rpc ceiling "$_bb_w")
 			case "$_bb_c" in
 			[0-9]*) # one ceiling sample in every table of this workload
-				for _bb_p in $(echo "$BB_VARIANTS" | tr ' ' '\n' | awk -F: '{ print NF > 1 ? $2 : "-" }' | sort -u); do
+				for _bb_p in $(echo "$BB_VARIANTS" | tr ' ' '\n' | awk -F: '{ print (NF > 1 ? $2 : "-") }' | sort -u); do
 					[ "$_bb_p" != - ] || _bb_p=
 					bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" iops IO/s true "null_blk-in-dom0" "" "$_bb_rep" "${_bb_c%% *}"
+					_bb_cs=$((_bb_cs + 1))
 				done ;;
 			*) _bb_cbad=$((_bb_cbad + 1)) ;;
 			esac
@@ -233,6 +234,6 @@ bench_blk_domU() {
 	done
 	if [ "$_bb_bad" = 0 ]; then pass bench-blk/sweep "$_bb_n runs: {$BB_VARIANTS} x {$BB_WORKLOADS}"
 	else fail bench-blk/sweep "$_bb_bad run(s) produced no number"; fi
-	if [ "$_bb_cbad" = 0 ]; then pass bench-blk/ceiling "$BB_REPS x {$BB_WORKLOADS} on dom0's null_blk"
+	if [ "$_bb_cbad" = 0 ] && [ "$_bb_cs" -gt 0 ]; then pass bench-blk/ceiling "$_bb_cs samples: $BB_REPS x {$BB_WORKLOADS} on dom0's null_blk"
 	else fail bench-blk/ceiling "$_bb_cbad ceiling run(s) produced no number"; fi
 }
