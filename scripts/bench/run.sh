@@ -9,7 +9,7 @@
 #   BENCH_VARIANTS  frontend variants, DRIVER[:PARAM=V[+PARAM=V]] separated
 #                   by commas (default: xen-blkfront and xen-blkfront-64k,
 #                   each with feature_persistent=1 and =0)
-#   BENCH_WORKLOADS randread-4k,seqread-64k,randwrite-4k (default: all)
+#   BENCH_WORKLOADS randread-4k,seqread-64k,randwrite-4k,build (default: all)
 #   BENCH_REPS      pairs of runs                   (default 5)
 #   BENCH_RUNTIME   seconds per run                 (default 10)
 #   BENCH_JOBS      fio jobs                        (default 8)

@@ -107,15 +107,22 @@ build_dom0_base() {
 	rm -rf "$d"
 }
 
+# copy_libs ROOTFS DEST PROG...: the shared libraries PROGs load (and the
+# loader), from ROOTFS into DEST at the same paths.
+copy_libs() {
+	local rootfs=$1 dest=$2 l; shift 2
+	chroot "$rootfs" ldd "$@" | awk '/=>/ { print $3 } /ld-linux/ { print $1 }' | grep '^/' | sort -u |
+	while read -r l; do mkdir -p "$dest$(dirname "$l")"; cp -L "$rootfs$l" "$dest$l"; done
+}
+
 build_domU_base() {
-	local rootfs=$1 kern=$2 kver=$3 out=$4 d p l a
+	local rootfs=$1 kern=$2 kver=$3 out=$4 d p a
 	d=$(mktemp -d "$out.domU.XXXX")
 	mkdir -p "$d"/{bin,sbin,proc,sys,dev,tmp,etc,run,usr/bin,usr/sbin}
 	cp "$rootfs/bin/busybox" "$d/bin/busybox"
 	for p in $DOMU_PROGS; do
 		cp "$rootfs$p" "$d/usr/bin/"
-		chroot "$rootfs" ldd "$p" | awk '/=>/ { print $3 } /ld-linux/ { print $1 }' | grep '^/' |
-		while read -r l; do mkdir -p "$d$(dirname "$l")"; cp -L "$rootfs$l" "$d$l"; done
+		copy_libs "$rootfs" "$d" "$p"
 	done
 	for a in $(chroot "$rootfs" /bin/busybox --list); do
 		[ -e "$d/bin/$a" ] || ln -s busybox "$d/bin/$a"
@@ -148,8 +155,7 @@ build_domU_cc() {
 		[ -e "$rootfs/usr/lib/x86_64-linux-gnu/$f" ] && cp -a "$rootfs/usr/lib/x86_64-linux-gnu/$f" "$d/usr/lib/x86_64-linux-gnu/"
 	done
 	# their shared libraries (make needs libdl, which fio does not)
-	chroot "$rootfs" ldd /usr/bin/make /usr/bin/tcc | awk '/=>/ { print $3 }' | grep '^/' | sort -u |
-	while read -r f; do mkdir -p "$d$(dirname "$f")"; cp -L "$rootfs$f" "$d$f"; done
+	copy_libs "$rootfs" "$d" /usr/bin/make /usr/bin/tcc
 	# tcc links against libc.so.6, which names the dynamic loader: tcc
 	# looks for it beside libc, where the domU image has none (/lib64 only)
 	cp -L "$rootfs/lib64/ld-linux-x86-64.so.2" "$d/lib/x86_64-linux-gnu/"

@@ -262,8 +262,7 @@ bfl_verify_mixed() {
 blkfront_life_domU() {
 	BF_SCN=blkfront-life BF_STEPS=$blkfront_life_steps
 	: >/tmp/bf.done
-	ko=/lib/modules/$(uname -r)/updates/xen-pv-suite
-	if [ ! -f "$ko/$BF_MOD.ko" ] || [ ! -f "$ko/xen-grant-pool.ko" ]; then
+	if ! bf_built; then
 		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
 		bf_fail_rest "module not built"; return
 	fi
@@ -380,12 +379,6 @@ blkfront_life_domU() {
 		bf_step reload-load FAIL "$bad of $BFL_CYCLES bad:$detail"
 	fi
 
-	bf_unload
-	if wait_for 20 sh -c '[ "$(awk "\$1==\"pages_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ] &&
-	                      [ "$(awk "\$1==\"grants_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ]'; then
-		bf_step leaks PASS "after rmmod: pages_live=0 grants_live=0 deferred=$(bf_gp deferred_pages) leaked=$(bf_gp leaked_pages)"
-	else
-		bf_step leaks FAIL "after rmmod: $(tr '\n' ' ' </sys/kernel/debug/xen-grant-pool/stats | cut -c1-200)"
-	fi
+	bf_leaks_step
 	bf_fail_rest "not reached"
 }

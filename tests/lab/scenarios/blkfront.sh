@@ -134,6 +134,22 @@ bf_unload() {
 	echo "xps: unload failed, refcnt=$(cat /sys/module/xen_blkfront_64k/refcnt 2>/dev/null)"
 	return 1
 }
+# bf_built: both modules are in the guest's updates/xen-pv-suite
+bf_built() {
+	_ko=/lib/modules/$(uname -r)/updates/xen-pv-suite
+	[ -f "$_ko/$BF_MOD.ko" ] && [ -f "$_ko/xen-grant-pool.ko" ]
+}
+# bf_leaks_step: step "leaks", every grant-pool page and grant back after
+# the last unload
+bf_leaks_step() {
+	bf_unload
+	if wait_for 20 sh -c '[ "$(awk "\$1==\"pages_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ] &&
+	                      [ "$(awk "\$1==\"grants_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ]'; then
+		bf_step leaks PASS "after rmmod: pages_live=0 grants_live=0 deferred=$(bf_gp deferred_pages) leaked=$(bf_gp leaked_pages)"
+	else
+		bf_step leaks FAIL "after rmmod: $(tr '\n' ' ' </sys/kernel/debug/xen-grant-pool/stats | cut -c1-200)"
+	fi
+}
 bf_drv() { basename "$(readlink "/sys/block/$1/device/driver" 2>/dev/null)"; }
 
 # The data set the reload checks read back (fio regenerates the same
@@ -196,8 +212,7 @@ bf_fs_step() {
 
 blkfront_domU() {
 	: >/tmp/bf.done
-	ko=/lib/modules/$(uname -r)/updates/xen-pv-suite
-	if [ ! -f "$ko/$BF_MOD.ko" ] || [ ! -f "$ko/xen-grant-pool.ko" ]; then
+	if ! bf_built; then
 		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
 		bf_fail_rest "module not built"; return
 	fi
@@ -339,12 +354,6 @@ blkfront_domU() {
 	fi
 
 	# leaks: every grant back after the last unload
-	bf_unload
-	if wait_for 20 sh -c '[ "$(awk "\$1==\"pages_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ] &&
-	                      [ "$(awk "\$1==\"grants_live\"{print \$2}" /sys/kernel/debug/xen-grant-pool/stats)" = 0 ]'; then
-		bf_step leaks PASS "after rmmod: pages_live=0 grants_live=0 deferred=$(bf_gp deferred_pages) leaked=$(bf_gp leaked_pages)"
-	else
-		bf_step leaks FAIL "after rmmod: $(tr '\n' ' ' </sys/kernel/debug/xen-grant-pool/stats | cut -c1-200)"
-	fi
+	bf_leaks_step
 	bf_fail_rest "not reached"
 }
