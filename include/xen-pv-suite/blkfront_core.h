@@ -10,11 +10,16 @@
  * Builds in the kernel and in userspace (tests/unit); it includes only
  * xgp_port.h and never touches Xen, locks or the block layer.
  *
- * Data always travels through frontend-owned 4 KB grant slots, packed
+ * Copied requests travel through frontend-owned 4 KB grant slots, packed
  * densely: byte b of a request lives in grant b / 4096 at offset
  * b % 4096, whatever the guest page size and whatever the offsets of
  * the block layer's segments.  So a request of N bytes needs exactly
  * DIV_ROUND_UP(N, 4096) data grants.
+ *
+ * Zero-copy requests (trusted backend, no persistent grants) grant the
+ * block layer's own pages instead: each segment is cut at 4 KB frame
+ * boundaries into pieces (xbf_direct_next()), one grant per piece, so
+ * an unaligned segment can need more grants than its length suggests.
  */
 #ifndef XEN_PV_SUITE_BLKFRONT_CORE_H
 #define XEN_PV_SUITE_BLKFRONT_CORE_H
@@ -52,6 +57,8 @@ struct xbf_plan {
 
 int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
 		     struct xbf_plan *p);
+int xbf_plan_segs(unsigned int nr_segs, unsigned long bytes,
+		  unsigned int max_indirect_segs, struct xbf_plan *p);
 void xbf_plan_part(const struct xbf_plan *p, unsigned int part,
 		   unsigned int *first_grant, unsigned int *nr_grants,
 		   unsigned int *nr_indirect);
@@ -100,6 +107,25 @@ static inline void xbf_copy_iter_init(struct xbf_copy_iter *it,
 }
 
 bool xbf_copy_next(struct xbf_copy_iter *it, struct xbf_copy_frag *f);
+
+/**
+ * struct xbf_direct_piece - one grant of a zero-copy segment
+ * @page_idx: page index relative to the segment's first page
+ * @sub: 4 KB frame within that page
+ * @first_sect: first sector used in the frame
+ * @last_sect: last sector used in the frame (inclusive)
+ * @len: bytes; never crosses a 4 KB frame
+ */
+struct xbf_direct_piece {
+	unsigned long page_idx;
+	unsigned int sub;
+	u8 first_sect;
+	u8 last_sect;
+	unsigned int len;
+};
+
+unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len);
+bool xbf_direct_next(struct xbf_copy_iter *it, struct xbf_direct_piece *p);
 
 /* ---- request ids and response validation ---- */
 

@@ -5,12 +5,16 @@
  * xen-blkfront-64k: Xen virtual block device frontend.
  *
  * Binds the "vbd" xenbus devices and presents them as /dev/xvd* disks.
- * Data always travels through 4 KB grant slots of a per-queue
- * xen-grant-pool pool: the block layer's pages are never granted, a 64 KB
- * guest page backs sixteen slots, and with feature-persistent the backend
- * maps each slot once.  Requests are densely packed into the slots (see
- * blkfront_core.h) and go to the backend as plain, indirect or split ring
- * requests.
+ * Data travels through 4 KB grant slots of a per-queue xen-grant-pool
+ * pool: a 64 KB guest page backs sixteen slots, and with
+ * feature-persistent the backend maps each slot once.  Requests are
+ * densely packed into the slots (see blkfront_core.h) and go to the
+ * backend as plain, indirect or split ring requests.
+ *
+ * One exception, "zero copy": when the backend is trusted and maps every
+ * grant per request anyway (no persistent grants), copying buys nothing,
+ * so the block layer's own pages are granted in 4 KB pieces instead,
+ * ended with a checked revoke when the response arrives.
  *
  * The backend is not trusted: responses are copied off the shared ring
  * before use and validated (id, outstanding, operation, status), the
@@ -95,6 +99,11 @@ module_param_named(trusted, xbf_trusted, bool, 0644);
 MODULE_PARM_DESC(trusted,
 		 "Trust backends (default 1); 0, or xenstore key 'trusted' = 0 for a device, zeroes every slot before the backend sees it. Applies at the next connect.");
 
+static bool xbf_zero_copy = true;
+module_param_named(zero_copy, xbf_zero_copy, bool, 0644);
+MODULE_PARM_DESC(zero_copy,
+		 "Without persistent grants and with a trusted backend, grant the block layer's pages in place instead of copying through slots (default 1 = on). Applies at the next connect.");
+
 /* ---- statistics ---- */
 
 enum xbf_err {
@@ -116,6 +125,9 @@ struct xbf_stats {
 	atomic64_t slot_waits;	/* no free slot: request retried later */
 	atomic64_t resumes;	/* reconnects after a restore or migration */
 	atomic64_t requeued;	/* in-flight requests replayed on resume */
+	atomic64_t zc_requests;	/* requests granted in place */
+	atomic64_t zc_grants;	/* grants of the block layer's pages */
+	atomic64_t zc_fallbacks; /* zero-copy requests copied after all */
 	atomic64_t errors[XBF_ERR_NR];
 	/* pool counters of pools already destroyed */
 	atomic64_t pool_issued;
@@ -173,6 +185,7 @@ struct xbf_info {
 	bool trusted;
 	/* negotiated at connect time */
 	bool persistent;
+	bool zero_copy;			/* trusted, !persistent, parameter on */
 	u8 flush_op;			/* 0: no flush */
 	bool discard;
 	bool secure_discard;
@@ -183,20 +196,36 @@ struct xbf_info {
 	/* fixed at the first connect (tag set) */
 	unsigned int max_indirect;
 	unsigned int max_bytes;
+	unsigned int max_segs;		/* data segments per request */
 	unsigned int slots_per_rq;
 	unsigned int max_parts;
 	unsigned int depth;
 	struct xbf_stats stats;
 };
 
-/* Per-request data behind each struct request. */
+/* A data segment as the backend sees it. */
+struct xbf_seg {
+	grant_ref_t gref;
+	u8 first_sect;
+	u8 last_sect;
+	bool busy;			/* zero copy: revoke failed */
+};
+
+/*
+ * Per-request data behind each struct request.  Behind it: slots_per_rq
+ * slot pointers (copy: data slots, then indirect pages; zero copy:
+ * indirect pages only), then max_segs segments.
+ */
 struct xbf_rq {
 	struct xbf_ring *ring;
+	struct xbf_seg *segs;
 	blk_status_t status;
 	u8 parts_left;
 	u8 nr_parts;
+	bool zero_copy;			/* segs grant the request's pages */
 	unsigned int nr_slots;
-	struct xgp_slot *slots[];	/* data grants, then indirect pages */
+	unsigned int nr_segs;
+	struct xgp_slot *slots[];
 };
 
 static LIST_HEAD(xbf_devices);
@@ -252,6 +281,69 @@ static void xbf_put_slots(struct xbf_ring *ring, struct xbf_rq *pdu)
 	pdu->nr_slots = 0;
 }
 
+/*
+ * End the in-place grants of a zero-copy request.  A grant the backend
+ * still maps cannot be revoked: its page is pinned (an extra reference)
+ * and the grant handed to the grant table's deferred end, so the page
+ * never returns to the allocator while the backend can reach it.
+ *
+ * Return: the number of grants still mapped.
+ */
+static unsigned int xbf_end_zero_copy(struct request *rq, struct xbf_rq *pdu)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	unsigned int i, k = 0, busy = 0;
+
+	if (!pdu->zero_copy)
+		return 0;
+	for (i = 0; i < pdu->nr_segs; i++) {
+		pdu->segs[i].busy = !gnttab_try_end_foreign_access(pdu->segs[i].gref);
+		busy += pdu->segs[i].busy;
+	}
+	if (busy) {
+		rq_for_each_segment(bv, rq, iter) {
+			struct xbf_direct_piece pc;
+			struct xbf_copy_iter it;
+
+			xbf_copy_iter_init(&it, bv.bv_offset, 0, bv.bv_len);
+			while (k < pdu->nr_segs && xbf_direct_next(&it, &pc)) {
+				struct page *pg = nth_page(bv.bv_page,
+							   pc.page_idx);
+
+				if (pdu->segs[k++].busy) {
+					get_page(pg);
+					gnttab_end_foreign_access(pdu->segs[k - 1].gref,
+								  pg);
+				}
+			}
+		}
+	}
+	pdu->zero_copy = false;
+	pdu->nr_segs = 0;
+	return busy;
+}
+
+/*
+ * Give back everything a request holds: slots, and in-place grants.
+ * Return: grants the backend still maps (see xbf_end_zero_copy()).
+ */
+static unsigned int xbf_release_rq(struct xbf_ring *ring, struct request *rq,
+				   struct xbf_rq *pdu)
+{
+	xbf_put_slots(ring, pdu);
+	return xbf_end_zero_copy(rq, pdu);
+}
+
+/* A request's in-place grant would not end: the backend broke the rules. */
+static void xbf_zc_busy(struct xbf_info *info, unsigned int busy)
+{
+	dev_err(&info->xbdev->dev,
+		"backend still maps %u page(s) of a completed request; they stay pinned until it lets go\n",
+		busy);
+	xbf_kill(info, XBF_ERR_REVOKE, "request grant still mapped by the backend");
+}
+
 /* Copy between the request's pages and its packed data slots. */
 static void xbf_copy(struct xbf_info *info, struct request *rq,
 		     struct xbf_rq *pdu, bool to_slots)
@@ -289,15 +381,20 @@ static void xbf_finish_rq(struct xbf_ring *ring, struct request *rq,
 			  struct xbf_rq *pdu)
 {
 	struct xbf_info *info = ring->info;
+	unsigned int busy;
 
 	if (pdu->status == BLK_STS_OK && req_op(rq) == REQ_OP_READ &&
-	    pdu->nr_slots) {
+	    pdu->nr_slots && !pdu->zero_copy) {
 		if (xbf_dead(info))
 			pdu->status = BLK_STS_IOERR;
 		else
 			xbf_copy(info, rq, pdu, false);
 	}
-	xbf_put_slots(ring, pdu);
+	busy = xbf_release_rq(ring, rq, pdu);
+	if (busy) {
+		pdu->status = BLK_STS_IOERR;
+		xbf_zc_busy(info, busy);
+	}
 	blk_mq_complete_request(rq);
 }
 
@@ -308,7 +405,7 @@ static void xbf_finish_rq(struct xbf_ring *ring, struct request *rq,
  */
 static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
 {
-	unsigned int id, n = 0;
+	unsigned int id, busy, n = 0;
 
 	if (!ring->ids.ent)
 		return 0;
@@ -325,7 +422,12 @@ static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
 		if (--pdu->parts_left)
 			continue;
 		n++;
-		xbf_put_slots(ring, pdu);
+		busy = xbf_release_rq(ring, rq, pdu);
+		if (busy) {
+			/* never resent while the old grant is live */
+			xbf_zc_busy(ring->info, busy);
+			requeue = false;
+		}
 		if (requeue) {
 			atomic64_inc(&ring->info->stats.requeued);
 			blk_mq_requeue_request(rq, false);
@@ -495,6 +597,12 @@ static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 		}
 		pdu->slots[pdu->nr_slots++] = s;
 	}
+	for (i = 0; i < p->nr_grants; i++) {
+		pdu->segs[i].gref = pdu->slots[i]->gref;
+		xbf_grant_sects(p->bytes, i, &pdu->segs[i].first_sect,
+				&pdu->segs[i].last_sect);
+	}
+	pdu->nr_segs = p->nr_grants;
 	if (req_op(rq) == REQ_OP_WRITE) {
 		unsigned int tail = p->bytes % XGP_GRANT_SIZE;
 
@@ -510,19 +618,105 @@ static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 	return BLK_STS_OK;
 }
 
+/*
+ * Plan a zero-copy request: one segment per 4 KB piece of the block
+ * layer's pages.  Return: 0, or -EINVAL (a piece not sector-aligned) or
+ * -E2BIG (more segments than the request limits allow): copy instead.
+ */
+static int xbf_plan_zero_copy(struct xbf_info *info, struct request *rq,
+			      struct xbf_plan *p)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	unsigned int k, n = 0;
+
+	rq_for_each_segment(bv, rq, iter) {
+		k = xbf_direct_pieces(bv.bv_offset, bv.bv_len);
+		if (!k)
+			return -EINVAL;
+		n += k;
+		if (n > info->max_segs)
+			return -E2BIG;
+	}
+	if (xbf_plan_segs(n, blk_rq_bytes(rq), info->max_indirect, p) ||
+	    p->nr_parts > info->max_parts ||
+	    p->nr_indirect > info->slots_per_rq)
+		return -E2BIG;
+	return 0;
+}
+
+/*
+ * Grant a request's own pages in place (write: read-only grants) and
+ * take slots for its indirect pages only.  No lock held.
+ *
+ * Return: BLK_STS_OK; BLK_STS_AGAIN if the grant table is out of
+ * references (the caller copies instead); or the slot-wait status.
+ */
+static blk_status_t xbf_get_zero_copy(struct xbf_ring *ring,
+				      struct request *rq, struct xbf_rq *pdu,
+				      const struct xbf_plan *p)
+{
+	struct xbf_info *info = ring->info;
+	bool ro = req_op(rq) == REQ_OP_WRITE;
+	domid_t domid = info->xbdev->otherend_id;
+	struct req_iterator iter;
+	struct bio_vec bv;
+	grant_ref_t head;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < p->nr_indirect; i++) {
+		struct xgp_slot *s = xgp_front_get(ring->pool);
+
+		if (!s) {
+			xbf_put_slots(ring, pdu);
+			return xbf_slot_wait(ring);
+		}
+		pdu->slots[pdu->nr_slots++] = s;
+	}
+	if (gnttab_alloc_grant_references(p->nr_grants, &head)) {
+		xbf_put_slots(ring, pdu);
+		return BLK_STS_AGAIN;
+	}
+	rq_for_each_segment(bv, rq, iter) {
+		struct xbf_direct_piece pc;
+		struct xbf_copy_iter it;
+
+		xbf_copy_iter_init(&it, bv.bv_offset, 0, bv.bv_len);
+		while (xbf_direct_next(&it, &pc)) {
+			struct page *pg = nth_page(bv.bv_page, pc.page_idx);
+			struct xbf_seg *seg = &pdu->segs[k++];
+
+			seg->gref = gnttab_claim_grant_reference(&head);
+			gnttab_grant_foreign_access_ref(seg->gref, domid,
+							pfn_to_gfn(page_to_xen_pfn(pg) + pc.sub),
+							ro);
+			seg->first_sect = pc.first_sect;
+			seg->last_sect = pc.last_sect;
+		}
+	}
+	/* k == p->nr_grants: the plan counted the same pieces */
+	pdu->nr_segs = k;
+	pdu->zero_copy = true;
+	atomic64_inc(&info->stats.zc_requests);
+	atomic64_add(k, &info->stats.zc_grants);
+	return BLK_STS_OK;
+}
+
 /* Write one part of a read/write request to the ring.  Ring lock held. */
 static void xbf_put_rw_part(struct xbf_ring *ring, struct request *rq,
 			    struct xbf_rq *pdu, const struct xbf_plan *p,
 			    unsigned int part, unsigned int id, u8 op,
-			    unsigned int *ind_slot)
+			    unsigned int *ind_slot, sector_t *sector_pos)
 {
 	struct xbf_info *info = ring->info;
 	unsigned int first, n, nind, i;
 	struct blkif_request req;
-	sector_t sector;
+	sector_t sector = *sector_pos;
 
 	xbf_plan_part(p, part, &first, &n, &nind);
-	sector = blk_rq_pos(rq) + (sector_t)first * XBF_SECTORS_PER_GRANT;
+	for (i = 0; i < n; i++)
+		*sector_pos += pdu->segs[first + i].last_sect -
+			       pdu->segs[first + i].first_sect + 1;
 	memset(&req, 0, sizeof(req));
 	if (!p->indirect) {
 		req.operation = op;
@@ -533,9 +727,9 @@ static void xbf_put_rw_part(struct xbf_ring *ring, struct request *rq,
 		for (i = 0; i < n; i++) {
 			struct blkif_request_segment *seg = &req.u.rw.seg[i];
 
-			seg->gref = pdu->slots[first + i]->gref;
-			xbf_grant_sects(p->bytes, first + i, &seg->first_sect,
-					&seg->last_sect);
+			seg->gref = pdu->segs[first + i].gref;
+			seg->first_sect = pdu->segs[first + i].first_sect;
+			seg->last_sect = pdu->segs[first + i].last_sect;
 		}
 	} else {
 		req.operation = BLKIF_OP_INDIRECT;
@@ -557,9 +751,9 @@ static void xbf_put_rw_part(struct xbf_ring *ring, struct request *rq,
 			struct blkif_request_segment *seg = s->vaddr;
 
 			seg += i % XBF_SEGS_PER_INDIRECT;
-			seg->gref = pdu->slots[first + i]->gref;
-			xbf_grant_sects(p->bytes, first + i, &seg->first_sect,
-					&seg->last_sect);
+			seg->gref = pdu->segs[first + i].gref;
+			seg->first_sect = pdu->segs[first + i].first_sect;
+			seg->last_sect = pdu->segs[first + i].last_sect;
 		}
 		*ind_slot += nind;
 		atomic64_inc(&info->stats.indirect);
@@ -584,8 +778,11 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 	u8 op;
 
 	pdu->ring = ring;
+	pdu->segs = (struct xbf_seg *)&pdu->slots[info->slots_per_rq];
 	pdu->status = BLK_STS_OK;
 	pdu->nr_slots = 0;
+	pdu->nr_segs = 0;
+	pdu->zero_copy = false;
 	pdu->nr_parts = 1;
 
 	if (xbf_dead(info))
@@ -620,18 +817,28 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
 		op = req_op(rq) == REQ_OP_READ ? BLKIF_OP_READ : BLKIF_OP_WRITE;
-		if (xbf_plan_request(blk_rq_bytes(rq), info->max_indirect,
-				     &plan) ||
-		    plan.nr_grants + plan.nr_indirect > info->slots_per_rq) {
-			dev_err_ratelimited(&info->xbdev->dev,
-					    "request of %u bytes does not fit the negotiated limits\n",
-					    blk_rq_bytes(rq));
-			return BLK_STS_IOERR;
+		st = BLK_STS_AGAIN;
+		if (info->zero_copy) {
+			if (!xbf_plan_zero_copy(info, rq, &plan))
+				st = xbf_get_zero_copy(ring, rq, pdu, &plan);
+			if (st == BLK_STS_AGAIN)
+				atomic64_inc(&info->stats.zc_fallbacks);
 		}
-		pdu->nr_parts = plan.nr_parts;
-		st = xbf_get_slots(ring, rq, pdu, &plan);
+		if (st == BLK_STS_AGAIN) {
+			if (xbf_plan_request(blk_rq_bytes(rq),
+					     info->max_indirect, &plan) ||
+			    plan.nr_grants + plan.nr_indirect >
+			    info->slots_per_rq) {
+				dev_err_ratelimited(&info->xbdev->dev,
+						    "request of %u bytes does not fit the negotiated limits\n",
+						    blk_rq_bytes(rq));
+				return BLK_STS_IOERR;
+			}
+			st = xbf_get_slots(ring, rq, pdu, &plan);
+		}
 		if (st != BLK_STS_OK)
 			return st;
+		pdu->nr_parts = plan.nr_parts;
 		break;
 	default:
 		return BLK_STS_NOTSUPP;
@@ -639,14 +846,14 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	spin_lock_irqsave(&ring->lock, flags);
 	if (xbf_dead(info)) {
-		xbf_put_slots(ring, pdu);
+		xbf_release_rq(ring, rq, pdu);	/* never sent: all end */
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return BLK_STS_IOERR;
 	}
 	if (xbf_ring_free(ring->ring.req_prod_pvt, ring->ring.rsp_cons,
 			  ring->ring.nr_ents) < pdu->nr_parts ||
 	    ring->ids.size - ring->ids.inflight < pdu->nr_parts) {
-		xbf_put_slots(ring, pdu);
+		xbf_release_rq(ring, rq, pdu);
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return BLK_STS_DEV_RESOURCE;
 	}
@@ -658,11 +865,13 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 		*RING_GET_REQUEST(&ring->ring, ring->ring.req_prod_pvt) = req;
 		ring->ring.req_prod_pvt++;
 	} else {
-		ind_slot = plan.nr_grants;
+		sector_t sector = blk_rq_pos(rq);
+
+		ind_slot = pdu->zero_copy ? 0 : plan.nr_grants;
 		for (i = 0; i < plan.nr_parts; i++) {
 			id = xbf_id_get(&ring->ids, op, (unsigned long)rq, i);
 			xbf_put_rw_part(ring, rq, pdu, &plan, i, id, op,
-					&ind_slot);
+					&ind_slot, &sector);
 		}
 		atomic64_add(plan.nr_grants, &info->stats.segments);
 		if (plan.nr_parts > 1)
@@ -1140,10 +1349,14 @@ XBF_STAT_ATTR(errors_protocol, XBF_ST(errors[XBF_ERR_PROTOCOL]));
 XBF_STAT_ATTR(slot_waits, XBF_ST(slot_waits));
 XBF_STAT_ATTR(resumes, XBF_ST(resumes));
 XBF_STAT_ATTR(requeued, XBF_ST(requeued));
+XBF_STAT_ATTR(zero_copy_requests, XBF_ST(zc_requests));
+XBF_STAT_ATTR(zero_copy_grants, XBF_ST(zc_grants));
+XBF_STAT_ATTR(zero_copy_fallbacks, XBF_ST(zc_fallbacks));
 XBF_STAT_ATTR(errors_revoke, XBF_ST(errors[XBF_ERR_REVOKE]));
 XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
 XBF_STAT_ATTR(persistent, info->persistent);
 XBF_STAT_ATTR(trusted, info->trusted);
+XBF_STAT_ATTR(zero_copy, info->zero_copy);
 XBF_STAT_ATTR(nr_queues, info->nr_rings);
 XBF_STAT_ATTR(ring_pages, 1U << info->ring_order);
 XBF_STAT_ATTR(max_indirect_segments, info->max_indirect);
@@ -1224,6 +1437,9 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_slot_waits.attr,
 	&dev_attr_resumes.attr,
 	&dev_attr_requeued.attr,
+	&dev_attr_zero_copy_requests.attr,
+	&dev_attr_zero_copy_grants.attr,
+	&dev_attr_zero_copy_fallbacks.attr,
 	&dev_attr_grants_issued.attr,
 	&dev_attr_grants_reused.attr,
 	&dev_attr_grant_ops_saved.attr,
@@ -1235,6 +1451,7 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_errors_dead.attr,
 	&dev_attr_persistent.attr,
 	&dev_attr_trusted.attr,
+	&dev_attr_zero_copy.attr,
 	&dev_attr_nr_queues.attr,
 	&dev_attr_ring_pages.attr,
 	&dev_attr_max_indirect_segments.attr,
@@ -1305,6 +1522,8 @@ static void xbf_read_features(struct xbf_info *info)
 			       xenbus_read_unsigned(oe, "discard-secure", 0);
 	info->persistent = info->offer_persistent &&
 			   xenbus_read_unsigned(oe, "feature-persistent", 0);
+	info->zero_copy = READ_ONCE(xbf_zero_copy) && info->trusted &&
+			  !info->persistent;
 }
 
 static int xbf_alloc_disk(struct xbf_info *info)
@@ -1322,7 +1541,8 @@ static int xbf_alloc_disk(struct xbf_info *info)
 	info->tag_set.numa_node = NUMA_NO_NODE;
 	info->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
 	info->tag_set.cmd_size = sizeof(struct xbf_rq) +
-				 info->slots_per_rq * sizeof(struct xgp_slot *);
+				 info->slots_per_rq * sizeof(struct xgp_slot *) +
+				 info->max_segs * sizeof(struct xbf_seg);
 	info->tag_set.driver_data = info;
 	err = blk_mq_alloc_tag_set(&info->tag_set);
 	if (err)
@@ -1444,6 +1664,7 @@ static void xbf_connect(struct xbf_info *info)
 			goto fail;
 		}
 		info->slots_per_rq = p.nr_grants + p.nr_indirect;
+		info->max_segs = p.nr_grants;
 		info->max_parts = p.nr_parts;
 		info->depth = max(info->ring_size / info->max_parts, 1U);
 	} else if (want < info->max_indirect) {
@@ -1485,7 +1706,8 @@ static void xbf_connect(struct xbf_info *info)
 		 info->gd->disk_name, (unsigned long long)info->sectors,
 		 info->sector_size, info->nr_rings, 1U << info->ring_order,
 		 info->max_indirect ? "indirect" : "plain",
-		 info->persistent ? "persistent" : "copied",
+		 info->persistent ? "persistent" :
+		 info->zero_copy ? "zero-copy" : "copied",
 		 info->max_bytes / 1024, info->flush_op ? ", flush" : "",
 		 info->discard ? ", discard" : "",
 		 info->trusted ? "" : ", untrusted backend");

@@ -29,7 +29,23 @@ unsigned int xbf_effective_segs(unsigned int backend_max, unsigned int wanted)
 }
 
 /**
- * xbf_plan_request - lay a request out in grants and ring requests
+ * xbf_plan_request - lay a packed request out in grants and ring requests
+ * @bytes: request length, a non-zero multiple of 512
+ * @max_indirect_segs: from xbf_effective_segs(); 0 for plain requests
+ * @p: filled with the plan
+ *
+ * Return: as for xbf_plan_segs() with DIV_ROUND_UP(@bytes, 4096) grants.
+ */
+int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
+		     struct xbf_plan *p)
+{
+	return xbf_plan_segs(xbf_div_up(bytes, XGP_GRANT_SIZE), bytes,
+			     max_indirect_segs, p);
+}
+
+/**
+ * xbf_plan_segs - lay @nr_segs data grants out in ring requests
+ * @nr_segs: data grants (segments) of the request
  * @bytes: request length, a non-zero multiple of 512
  * @max_indirect_segs: from xbf_effective_segs(); 0 for plain requests
  * @p: filled with the plan
@@ -38,11 +54,12 @@ unsigned int xbf_effective_segs(unsigned int backend_max, unsigned int wanted)
  * segments, each part carries up to @max_indirect_segs grants; without,
  * the request is split into plain requests of 11 grants.
  *
- * Return: 0, -EINVAL for a bad length, -E2BIG if more than
- * XBF_MAX_PARTS ring requests would be needed.
+ * Return: 0, -EINVAL for a bad length or a segment count that cannot
+ * hold @bytes (each grant carries 512 to 4096 bytes), -E2BIG if more
+ * than XBF_MAX_PARTS ring requests would be needed.
  */
-int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
-		     struct xbf_plan *p)
+int xbf_plan_segs(unsigned int nr_segs, unsigned long bytes,
+		  unsigned int max_indirect_segs, struct xbf_plan *p)
 {
 	unsigned int i, first, n, ind;
 
@@ -50,8 +67,11 @@ int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
 	if (!bytes || (bytes & ((1UL << XBF_SECTOR_SHIFT) - 1)) ||
 	    bytes > (unsigned long)UINT_MAX)
 		return -EINVAL;
+	if (nr_segs < xbf_div_up(bytes, XGP_GRANT_SIZE) ||
+	    nr_segs > bytes >> XBF_SECTOR_SHIFT)
+		return -EINVAL;
 	p->bytes = bytes;
-	p->nr_grants = xbf_div_up(bytes, XGP_GRANT_SIZE);
+	p->nr_grants = nr_segs;
 	if (p->nr_grants <= XBF_MAX_DIRECT_SEGS) {
 		p->segs_per_part = p->nr_grants;
 	} else if (max_indirect_segs > XBF_MAX_DIRECT_SEGS) {
@@ -150,6 +170,54 @@ bool xbf_copy_next(struct xbf_copy_iter *it, struct xbf_copy_frag *f)
 	grant_room = XGP_GRANT_SIZE - f->grant_off;
 	len = min(it->remain, min(page_room, grant_room));
 	f->len = len;
+	it->src += len;
+	it->dst += len;
+	it->remain -= len;
+	return true;
+}
+
+/**
+ * xbf_direct_pieces - grants a zero-copy segment needs
+ * @page_off: byte offset of the segment in its first page
+ * @len: segment length
+ *
+ * Return: the number of 4 KB frames the segment touches, or 0 if it
+ * cannot be granted in place: empty, or offset or length not a
+ * multiple of 512 (a grant carries whole sectors).
+ */
+unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len)
+{
+	unsigned long mask = (1UL << XBF_SECTOR_SHIFT) - 1;
+	unsigned long first, last;
+
+	if (!len || (page_off & mask) || (len & mask))
+		return 0;
+	first = page_off / XGP_GRANT_SIZE;
+	last = (page_off + len - 1) / XGP_GRANT_SIZE;
+	return last - first + 1;
+}
+
+/**
+ * xbf_direct_next - next grant of a zero-copy segment
+ * @it: iterator from xbf_copy_iter_init() (@req_pos unused); the
+ *	segment must have passed xbf_direct_pieces()
+ * @p: filled with the piece
+ *
+ * Return: false once the segment is done.
+ */
+bool xbf_direct_next(struct xbf_copy_iter *it, struct xbf_direct_piece *p)
+{
+	unsigned long frame_off, len;
+
+	if (!it->remain)
+		return false;
+	frame_off = it->src % XGP_GRANT_SIZE;
+	len = min(it->remain, XGP_GRANT_SIZE - frame_off);
+	p->page_idx = it->src / XGP_PAGE_SIZE;
+	p->sub = (it->src % XGP_PAGE_SIZE) / XGP_GRANT_SIZE;
+	p->first_sect = frame_off >> XBF_SECTOR_SHIFT;
+	p->last_sect = (frame_off + len - 1) >> XBF_SECTOR_SHIFT;
+	p->len = len;
 	it->src += len;
 	it->dst += len;
 	it->remain -= len;

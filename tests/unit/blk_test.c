@@ -394,11 +394,94 @@ static void test_ring_accounting(void)
 	XT_CHECK(xbf_ring_free(100, 7, 32) == 0, "inconsistent");
 }
 
+/*
+ * Zero-copy segments: every piece stays inside one 4 KB frame, the
+ * pieces cover the segment in order, the sector range of each piece
+ * names exactly its bytes, and the count matches xbf_direct_pieces().
+ * A misaligned segment is refused (the caller copies it instead).
+ */
+static void bt_direct_one(unsigned long off, unsigned long len)
+{
+	struct xbf_direct_piece pc;
+	struct xbf_copy_iter it;
+	unsigned long pos = off, done = 0;
+	unsigned int n = 0, want = xbf_direct_pieces(off, len);
+
+	XT_CHECK(want, "off %lu len %lu refused", off, len);
+	xbf_copy_iter_init(&it, off, 0, len);
+	while (xbf_direct_next(&it, &pc)) {
+		unsigned long at = pc.page_idx * XGP_PAGE_SIZE +
+				   (unsigned long)pc.sub * XGP_GRANT_SIZE +
+				   ((unsigned long)pc.first_sect << XBF_SECTOR_SHIFT);
+
+		XT_CHECK(pc.sub < XGP_PAGE_SIZE / XGP_GRANT_SIZE,
+			 "off %lu len %lu: frame %u of a page", off, len, pc.sub);
+		XT_CHECK(pc.first_sect <= pc.last_sect &&
+			 pc.last_sect < XBF_SECTORS_PER_GRANT,
+			 "off %lu len %lu: sectors %u..%u", off, len,
+			 pc.first_sect, pc.last_sect);
+		XT_CHECK(pc.len == (unsigned int)(pc.last_sect - pc.first_sect + 1)
+			 << XBF_SECTOR_SHIFT, "off %lu len %lu: len %u vs sectors",
+			 off, len, pc.len);
+		XT_CHECK(at == pos, "off %lu len %lu: piece at %lu, want %lu",
+			 off, len, at, pos);
+		XT_CHECK(n == 0 || pc.first_sect == 0,
+			 "off %lu len %lu: inner piece not frame-aligned", off,
+			 len);
+		pos += pc.len;
+		done += pc.len;
+		n++;
+		if (xt_failed)
+			return;
+	}
+	XT_CHECK(done == len, "off %lu len %lu: pieces cover %lu", off, len,
+		 done);
+	XT_CHECK(n == want, "off %lu len %lu: %u pieces, counted %u", off, len,
+		 n, want);
+}
+
+static void test_direct(void)
+{
+	unsigned long p = XGP_PAGE_SIZE, g = XGP_GRANT_SIZE;
+	unsigned int i;
+	struct xbf_plan pl;
+
+	XT_CHECK(xbf_direct_pieces(0, g) == 1, "aligned 4 KB");
+	XT_CHECK(xbf_direct_pieces(512, g) == 2, "4 KB at 512");
+	XT_CHECK(xbf_direct_pieces(g - 512, 1024) == 2, "1 KB across a frame");
+	XT_CHECK(xbf_direct_pieces(0, p) == p / g, "one page");
+	XT_CHECK(!xbf_direct_pieces(0, 0), "empty");
+	XT_CHECK(!xbf_direct_pieces(1, 512), "odd offset");
+	XT_CHECK(!xbf_direct_pieces(0, 700), "odd length");
+	bt_direct_one(0, 512);
+	bt_direct_one(g - 512, 1024);
+	bt_direct_one(p - 512, 512);
+	bt_direct_one(0, p);
+	for (i = 0; i < 20000 && !xt_failed; i++) {
+		unsigned long off = xt_below(p / 512) * 512;
+		unsigned long len = (1 + xt_below(2 * p / 512)) * 512;
+
+		bt_direct_one(off, len);
+	}
+	/* a plan over more grants than the bytes pack into */
+	XT_CHECK(!xbf_plan_segs(12, 11 * g, 0, &pl) && pl.nr_parts == 2 &&
+		 pl.nr_grants == 12, "12 pieces of 44 KB, plain");
+	XT_CHECK(!xbf_plan_segs(12, 11 * g, 128, &pl) && pl.indirect &&
+		 pl.nr_parts == 1 && pl.nr_indirect == 1, "12 pieces, indirect");
+	XT_CHECK(xbf_plan_segs(1, 2 * g, 128, &pl) == -EINVAL,
+		 "fewer grants than 4 KB frames");
+	XT_CHECK(xbf_plan_segs(3, 1024, 128, &pl) == -EINVAL,
+		 "more grants than sectors");
+	XT_CHECK(!xbf_plan_segs(2, 1024, 128, &pl) && !pl.indirect,
+		 "two one-sector pieces");
+}
+
 static const struct xt_case bt_cases[] = {
 	{ "blk_plan_limits", test_plan_limits },
 	{ "blk_plan_random", test_plan_random },
 	{ "blk_grant_sects", test_grant_sects },
 	{ "blk_copy", test_copy },
+	{ "blk_direct", test_direct },
 	{ "blk_rsp_malformed", test_rsp_malformed },
 	{ "blk_rsp_random", test_rsp_random },
 	{ "blk_ring_accounting", test_ring_accounting },

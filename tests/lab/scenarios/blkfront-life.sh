@@ -15,7 +15,9 @@
 #                 connected: the new size reaches the domU (blkback
 #                 notices on the next I/O), fio verifies at the new end
 #   save-restore  twice: fio write+verify loops on all disks while dom0
-#                 runs xl save then xl restore; every loop passes before,
+#                 runs xl save then xl restore (round 2 reloaded with
+#                 feature_persistent=0: zero-copy requests in flight on
+#                 xvda and xvdc); every loop passes before,
 #                 across and after, each disk counts one resume, xvdc
 #                 replays requests that were in flight, no error counter
 #                 moves, the reference data verifies
@@ -319,9 +321,18 @@ blkfront_life_domU() {
 	bfl_want save-restore || ok=x
 	for round in 1 2; do
 		[ $ok != x ] || break
+		# round 2 without persistent grants: xvda and xvdc go zero-copy
+		# (their in-flight grants are the block layer's pages), xvdb
+		# stays untrusted and copied
+		if [ $round = 2 ] && ! { bf_unload && bf_load feature_persistent=0 &&
+		   wait_for 10 test -b /dev/xvdc && [ "$(bf_x xvdc zero_copy)" = 1 ] &&
+		   [ "$(bf_x xvdb zero_copy)" = 0 ]; }; then
+			bf_step save-restore FAIL "reload with feature_persistent=0: $(bf_xps xvdc zero_copy persistent) $(bf_xps xvdb zero_copy trusted)"
+			break
+		fi
 		if ! test -b /dev/xvda || ! bfl_move_step save-restore save-restore; then break; fi
 		ok=$((ok + 1))
-		det="$det round $round: $_d;"
+		det="$det round $round ($(bf_xps xvdc persistent zero_copy)): $_d;"
 	done
 	[ $ok = 2 ] && bf_step save-restore PASS "${det% ;}"
 	[ $ok = x ] || grep -q '^save-restore$' /tmp/bf.done || bf_step save-restore FAIL "round $((ok + 1)) did not run"

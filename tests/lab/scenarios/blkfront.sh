@@ -16,6 +16,12 @@
 #                   max_queues=1, max_ring_page_order=2,
 #                   max_indirect_segments=0: each reconnects, shows the
 #                   setting in xps/, passes a short verify
+#   zero-copy       (feature_persistent=0 still loaded) xps/zero_copy=1;
+#                   fio with buffers at 512 B offsets and mixed sizes
+#                   verifies; requests went out granted in place (more
+#                   grants than requests: unaligned pieces), no bounce
+#                   copy but for counted fallbacks, errors 0
+#   var-copy        feature_persistent=0 zero_copy=0: copied again
 #   cycles          unbind/bind and unbind+rmmod/modprobe cycles, each followed
 #                   by a verify-only pass over data written before
 #   fs              mke2fs -t ext4 on xvda, a tree of files written, synced,
@@ -27,7 +33,7 @@
 #   leaks           no grant-pool pages/grants live after the last rmmod
 # Figures (IOPS, counters) are reported in the details, never judged.
 
-blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist var-q1 var-order2 var-noindirect cycles fs detach attach leaks"
+blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist zero-copy var-copy var-q1 var-order2 var-noindirect cycles fs detach attach leaks"
 blkfront_budget=900
 blkfront_domus="bf"
 BF_MOD=xen-blkfront-64k
@@ -177,6 +183,37 @@ bf_variant() { # bf_variant STEP XPSKEY WANT PARAM...
 	fi
 }
 
+# bf_zero_copy: step zero-copy, with the module loaded feature_persistent=0
+bf_zero_copy() {
+	if [ "$(bf_x xvda zero_copy)" != 1 ] || [ "$(bf_x xvda persistent)" != 0 ]; then
+		bf_step zero-copy FAIL "want zero_copy=1 persistent=0: $(bf_xps xvda zero_copy persistent trusted)"
+		return
+	fi
+	_z0=$(bf_x xvda zero_copy_requests) _g0=$(bf_x xvda zero_copy_grants)
+	_b0=$(bf_x xvda bounce_bytes) _f0=$(bf_x xvda zero_copy_fallbacks) _e0=$(bf_errs xvda)
+	if _o=$(bf_fio zc-unaligned 120 --name=zcu --filename=/dev/xvda --rw=randwrite \
+		--bs=3584 --blockalign=512 --offset=176M --size=1M --iodepth=8 \
+		--iomem_align=512 --verify=sha256) &&
+	   _o2=$(bf_fio zc-mixed 120 --name=zcm --filename=/dev/xvda --rw=randwrite \
+		--bssplit=512/10:4k/40:64k/30:1m/20 --offset=184M --size=4M --iodepth=8 \
+		--verify=crc32c) &&
+	   _o3=$(bf_fio zc-ref 120 $BF_REF --verify_only); then :
+	else
+		bf_step zero-copy FAIL "verify: ${_o3:-${_o2:-$_o}}"
+		return
+	fi
+	_dz=$(( $(bf_x xvda zero_copy_requests) - _z0 )) _dg=$(( $(bf_x xvda zero_copy_grants) - _g0 ))
+	_db=$(( $(bf_x xvda bounce_bytes) - _b0 )) _df=$(( $(bf_x xvda zero_copy_fallbacks) - _f0 ))
+	_de=$(( $(bf_errs xvda) - _e0 ))
+	_st="requests +$_dz grants +$_dg fallbacks +$_df bounce_bytes +$_db errors +$_de; unaligned $_o; mixed $_o2; ref $_o3"
+	if [ "$_dz" -gt 0 ] && [ "$_dg" -gt "$_dz" ] && [ "$_de" = 0 ] &&
+	   { [ "$_df" -gt 0 ] || [ "$_db" = 0 ]; }; then
+		bf_step zero-copy PASS "$_st"
+	else
+		bf_step zero-copy FAIL "want requests > 0, grants > requests, no bounce without fallback, errors 0: $_st"
+	fi
+}
+
 # bf_fs: ext4 on xvda, a tree written, compared after a remount, fsck'ed
 bf_fs() {
 	[ -x /usr/bin/mke2fs ] && [ -x /usr/bin/e2fsck ] || { echo "mke2fs/e2fsck missing from the domU image"; return 1; }
@@ -288,6 +325,8 @@ blkfront_domU() {
 
 	# 4. parameter variants (module reloads)
 	bf_variant var-nopersist persistent 0 feature_persistent=0
+	bf_zero_copy
+	bf_variant var-copy zero_copy 0 feature_persistent=0 zero_copy=0
 	bf_variant var-q1 nr_queues 1 max_queues=1
 	bf_variant var-order2 ring_pages 4 max_ring_page_order=2
 	bf_variant var-noindirect max_indirect_segments 0 max_indirect_segments=0
