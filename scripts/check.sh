@@ -37,7 +37,7 @@ run_step() {
 	sparse)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh sparse "$(lab_kdir)" ;;
 	matrix)	scripts/matrix.sh ;;
 	lab)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
-		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life} ;;
+		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life qspinlock} ;;
 	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
 	esac
 }

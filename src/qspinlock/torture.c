@@ -11,6 +11,9 @@
  *     think_ns         busy time between two acquisitions (default 500)
  *     kernel_lock      1: contend for a spinlock_t instead (comparison)
  *     irqsave          1: the _irqsave variants of either lock
+ *     workload         0: counter (below); 1: hash table, each
+ *                      acquisition looks a random key up in a shared
+ *                      chained hash table and inserts or deletes it
  *     run              write anything: one run, the write returns after it
  *     results          the report of the last run, "key value" lines
  *     stats            the lock's per-CPU counters summed, now
@@ -20,7 +23,10 @@
  * its read and write, so a broken lock shows as violations and as a
  * counter that differs from the number of acquisitions.  Each thread
  * records its acquisitions and the time it waited for the lock, in log2
- * buckets of nanoseconds.
+ * buckets of nanoseconds.  The hash workload is a real data structure
+ * under the lock (pointer chasing, cache misses, writes to shared lines);
+ * after the run every bucket is walked and each entry's membership flag
+ * checked against the chains, so a broken lock shows as a corrupt table.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,11 +43,14 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/cpu.h>
+#include <linux/list.h>
 #include "internal.h"
 
 #define QSPL_HIST	32	/* wait buckets: [2^i, 2^(i+1)) ns */
 #define QSPL_MAX_NS	100000U	/* cs_ns and think_ns are capped here */
 #define QSPL_REPORT	8192
+#define QSPL_HKEYS	4096	/* hash workload: keys, half present */
+#define QSPL_HBUCKETS	256
 
 struct qspl_tcfg {
 	u32 threads_per_cpu;
@@ -50,6 +59,12 @@ struct qspl_tcfg {
 	u32 think_ns;
 	u32 kernel_lock;
 	u32 irqsave;
+	u32 workload;
+};
+
+struct qspl_hentry {
+	struct hlist_node node;
+	bool present;
 };
 
 struct qspl_thread {
@@ -58,6 +73,7 @@ struct qspl_thread {
 	int id;
 	u64 acq;
 	u64 wait_max_ns;
+	u32 rnd;			/* xorshift state, hash workload */
 	u64 hist[QSPL_HIST];
 };
 
@@ -74,6 +90,10 @@ struct qspl_run {
 	bool stop;
 	unsigned int nr;
 	struct qspl_thread *t;
+	/* hash workload, only touched under the lock */
+	struct hlist_head *buckets;
+	struct qspl_hentry *entries;
+	unsigned long present;
 };
 
 static struct qspl_tcfg qspl_tcfg = {
@@ -111,6 +131,72 @@ static void qspl_sum_stats(struct qspl_stats *t)
 	}
 }
 
+/* Hash workload: look a random key up, delete it if there, else insert. */
+static void qspl_hash_op(struct qspl_run *r, struct qspl_thread *t)
+{
+	struct qspl_hentry *e, *want;
+	struct hlist_head *b;
+	u32 x = t->rnd;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	t->rnd = x;
+	want = &r->entries[x % QSPL_HKEYS];
+	b = &r->buckets[(x % QSPL_HKEYS) % QSPL_HBUCKETS];
+	hlist_for_each_entry(e, b, node)
+		if (e == want)
+			break;
+	if (e) {
+		hlist_del_init(&e->node);
+		e->present = false;
+		r->present--;
+	} else {
+		hlist_add_head(&want->node, b);
+		want->present = true;
+		r->present++;
+	}
+}
+
+/* After a hash run: chains and flags agree.  Return: inconsistencies. */
+static unsigned int qspl_hash_check(struct qspl_run *r)
+{
+	struct qspl_hentry *e;
+	unsigned long seen = 0, flagged = 0;
+	unsigned int i, bad = 0;
+
+	for (i = 0; i < QSPL_HBUCKETS; i++)
+		hlist_for_each_entry(e, &r->buckets[i], node) {
+			if (!e->present ||
+			    (e - r->entries) % QSPL_HBUCKETS != i)
+				bad++;
+			if (++seen > QSPL_HKEYS)
+				return bad + 1;	/* a cycle */
+		}
+	for (i = 0; i < QSPL_HKEYS; i++)
+		flagged += r->entries[i].present;
+	return bad + (seen != flagged) + (seen != r->present);
+}
+
+static int qspl_hash_init(struct qspl_run *r)
+{
+	unsigned int i;
+
+	r->buckets = kcalloc(QSPL_HBUCKETS, sizeof(*r->buckets), GFP_KERNEL);
+	r->entries = kcalloc(QSPL_HKEYS, sizeof(*r->entries), GFP_KERNEL);
+	if (!r->buckets || !r->entries)
+		return -ENOMEM;
+	for (i = 0; i < QSPL_HBUCKETS; i++)
+		INIT_HLIST_HEAD(&r->buckets[i]);
+	for (i = 0; i < QSPL_HKEYS; i += 2) {
+		hlist_add_head(&r->entries[i].node,
+			       &r->buckets[i % QSPL_HBUCKETS]);
+		r->entries[i].present = true;
+		r->present++;
+	}
+	return 0;
+}
+
 static void qspl_critical(struct qspl_run *r, struct qspl_thread *t)
 {
 	unsigned long v;
@@ -119,6 +205,8 @@ static void qspl_critical(struct qspl_run *r, struct qspl_thread *t)
 		atomic_inc(&r->violations);
 	WRITE_ONCE(r->owner, t->id);
 	v = r->counter;
+	if (r->cfg.workload)
+		qspl_hash_op(r, t);
 	ndelay(r->cfg.cs_ns);
 	r->counter = v + 1;
 	if (READ_ONCE(r->owner) != t->id)
@@ -218,9 +306,10 @@ static void qspl_report_run(struct qspl_run *r, const struct qspl_stats *a,
 	}
 	if (!r->nr)
 		min_acq = 0;
-	n += scnprintf(p + n, sz - n, "lock %s\n",
+	n += scnprintf(p + n, sz - n, "lock %s\nworkload %s\n",
 		       r->cfg.kernel_lock ? "spinlock" :
-		       qspl_mode_name(qspl_env.mode));
+		       qspl_mode_name(qspl_env.mode),
+		       r->cfg.workload ? "hash" : "counter");
 	n += scnprintf(p + n, sz - n,
 		       "irqsave %u\nthreads %u\nonline_cpus %u\ncs_ns %u\nthink_ns %u\nelapsed_ns %llu\n",
 		       r->cfg.irqsave, r->nr, num_online_cpus(), r->cfg.cs_ns,
@@ -266,11 +355,17 @@ static int qspl_torture_run(void)
 	r->cfg.duration_ms = clamp_val(r->cfg.duration_ms, 10, 600000);
 	r->cfg.cs_ns = min(r->cfg.cs_ns, QSPL_MAX_NS);
 	r->cfg.think_ns = min(r->cfg.think_ns, QSPL_MAX_NS);
+	r->cfg.workload = !!r->cfg.workload;
 	qspl_init(&r->qlock);
 	spin_lock_init(&r->slock);
 	r->owner = -1;
 	atomic_set(&r->violations, 0);
 	atomic_set(&r->ready, 0);
+	if (r->cfg.workload) {
+		rc = qspl_hash_init(r);
+		if (rc)
+			goto out_free;
+	}
 
 	cpus_read_lock();
 	r->t = kcalloc(num_online_cpus() * r->cfg.threads_per_cpu,
@@ -285,6 +380,7 @@ static int qspl_torture_run(void)
 
 			t->run = r;
 			t->id = r->nr;
+			t->rnd = 2463534242U + 7919U * r->nr;
 			t->task = kthread_create_on_cpu(qspl_thread_fn, t, cpu,
 							"qspl_torture/%u");
 			if (IS_ERR(t->task)) {
@@ -309,6 +405,14 @@ out_stop:
 	if (!rc) {
 		elapsed = ktime_get_ns() - t0;
 		qspl_sum_stats(&after);
+		if (r->cfg.workload) {
+			unsigned int bad = qspl_hash_check(r);
+
+			if (bad)
+				pr_err("torture: hash table corrupt (%u inconsistencies)\n",
+				       bad);
+			atomic_add(bad, &r->violations);
+		}
 		qspl_report_run(r, &before, &after, elapsed);
 		if (atomic_read(&r->violations))
 			pr_err("torture: %u mutual exclusion violations\n",
@@ -316,7 +420,10 @@ out_stop:
 	}
 out_unlock:
 	cpus_read_unlock();
+out_free:
 	kfree(r->t);
+	kfree(r->buckets);
+	kfree(r->entries);
 	kfree(r);
 	return rc;
 }
@@ -381,6 +488,7 @@ void qspl_torture_init(void)
 	debugfs_create_u32("kernel_lock", 0644, qspl_dir,
 			   &qspl_tcfg.kernel_lock);
 	debugfs_create_u32("irqsave", 0644, qspl_dir, &qspl_tcfg.irqsave);
+	debugfs_create_u32("workload", 0644, qspl_dir, &qspl_tcfg.workload);
 	debugfs_create_file("run", 0200, qspl_dir, NULL, &qspl_run_fops);
 	debugfs_create_file("results", 0444, qspl_dir, NULL,
 			    &qspl_results_fops);
