@@ -10,7 +10,8 @@
 #   make w1                 W=1 build, any warning in our files fails
 #   make matrix             build against every Debian header set we can get
 #   make lab                boot the real-Xen QEMU lab with the suite loaded
-#   make bench              benchmarks in the lab (never part of check)
+#   make bench              block benchmark in the lab (never part of check)
+#   make bench-qspl         qspinlock-pv overcommit benchmark in the lab
 #   make clean | distclean  distclean also drops the lab and matrix caches
 #
 # DKMS passes KDIR (and KVER); the running kernel is only a default.
@@ -26,7 +27,7 @@ export XPS_CACHE
 KMAKE = $(MAKE) -C $(KDIR) M=$(SRC) -j$(JOBS)
 
 .PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
-	lab lab-images check bench help
+	lab lab-images check bench bench-qspl help
 
 all: modules
 
@@ -90,3 +91,6 @@ check: deps
 
 bench: deps
 	scripts/bench/run.sh
+
+bench-qspl: deps
+	scripts/bench/run.sh qspl

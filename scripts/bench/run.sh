@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [blk]: `make bench`. Boots the lab with the benchmark scenario,
+# run.sh [blk|qspl]: `make bench` (blk) and `make bench-qspl`. Boots the
+# lab with the benchmark scenario,
 # collects the samples it emits into build/bench/<name>-<time>/samples.jsonl
 # and prints the comparison tables (report.py). Never part of make check.
 #
@@ -13,15 +14,22 @@
 #   BENCH_REPS      pairs of runs                   (default 5)
 #   BENCH_RUNTIME   seconds per run                 (default 10)
 #   BENCH_JOBS      fio jobs                        (default 8)
+# qspl (tests/lab/scenarios/bench-qspl.sh):
+#   BENCH_LEVELS    overcommit levels               (default 0.5x,1x,1.5x,2x)
+#   BENCH_LOCKS     locks, the first the baseline   (default native,spinlock,pv,pv-unfair)
+#   BENCH_QWORKLOADS counter,hash                   (default both)
+#   BENCH_REPS      rounds                          (default 5)
+#   BENCH_RUNTIME   seconds per run                 (default 3)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${1:-blk}
 case "$bench" in
 blk) scenario=bench-blk ;;
-*) echo "usage: $0 [blk]" >&2; exit 2 ;;
+qspl) scenario=bench-qspl ;;
+*) echo "usage: $0 [blk|qspl]" >&2; exit 2 ;;
 esac
-for k in VARIANTS WORKLOADS REPS RUNTIME JOBS; do
+for k in VARIANTS WORKLOADS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done

@@ -209,7 +209,62 @@ def table(key, variants, meta, baseline=None):
     return "\n".join(lines)
 
 
+def pivot(samples, metric, baseline=None):
+    """The seed 002 table: per series, a row per level, a column per
+    variant: percent change of the mean over the baseline variant's mean
+    at that level (95 % interval; * = significant), and the baseline's
+    absolute mean with its relative stdev.  Samples without "series" and
+    "level" are ignored."""
+    series = OrderedDict()
+    for s in samples:
+        if s.get("metric") != metric or "series" not in s or "level" not in s:
+            continue
+        lv = series.setdefault(s["series"], OrderedDict()).setdefault(s["level"], OrderedDict())
+        lv.setdefault(variant_label(s), []).append(float(s["value"]))
+    out = []
+    for name, levels in series.items():
+        labels = []
+        for v in levels.values():
+            labels.extend(x for x in v if x not in labels)
+        base = baseline if baseline in labels else labels[0]
+        others = [x for x in labels if x != base]
+        cols = ["overcommit"] + others + ["%s (abs, stdev)" % base]
+        rows = []
+        for lev, vs in levels.items():
+            row = [lev]
+            for o in others:
+                if base not in vs or o not in vs:
+                    row.append("-")
+                    continue
+                c = compare(vs[base], vs[o])
+                cell = "%+.1f" % c["pct"]
+                if c["pct_err"] is not None:
+                    cell += " +/-%.1f%s" % (c["pct_err"], "*" if c["significant"] else "")
+                row.append(cell)
+            if base in vs:
+                st = summary(vs[base])
+                row.append("%s (%.0f%%)" % (_fmt(st["mean"]),
+                                            100.0 * st["stdev"] / st["mean"] if st["mean"] else 0))
+            else:
+                row.append("-")
+            rows.append(row)
+        widths = [max(len(r[i]) for r in rows + [cols]) for i in range(len(cols))]
+        fmt = "  ".join("%%-%ds" % w if i == 0 else "%%%ds" % w for i, w in enumerate(widths))
+        out.append("%s %s: %% change of the mean over %s (95%% CI, * significant)" %
+                   (name, metric, base))
+        out.append(fmt % tuple(cols))
+        out.extend(fmt % tuple(r) for r in rows)
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
 def report(samples, baseline=None):
-    """Every comparison in the samples, one table each."""
+    """Every comparison in the samples, one table each; then, for samples
+    that carry a series and a level, the seed-style pivot of the first
+    metric."""
     groups, meta = group(samples)
-    return "\n\n".join(table(k, v, meta[k], baseline) for k, v in groups.items())
+    text = "\n\n".join(table(k, v, meta[k], baseline) for k, v in groups.items())
+    first = next((s["metric"] for s in samples if "series" in s and "level" in s), None)
+    if first:
+        text += "\n\n" + pivot(samples, first, baseline)
+    return text

@@ -76,6 +76,27 @@ class Stats(unittest.TestCase):
         self.assertIn("+29.70", rows[4])  # 131 vs 101
         self.assertTrue(rows[4].rstrip().endswith("yes"))
 
+    def test_pivot_levels_by_variant(self):
+        lines = []
+        for run in range(3):
+            for level, unfair in (("1x", 100), ("2x", 200)):
+                for var, val in (("native", 100), ("pv-unfair", unfair)):
+                    lines.append(json.dumps({
+                        "bench": "q-" + level, "series": "q", "level": level,
+                        "metric": "acq_per_s", "variant": var, "params": {},
+                        "run": run, "value": val + run}))
+        rows = xpsstats.pivot(xpsstats.load(lines), "acq_per_s").splitlines()
+        self.assertIn("over native", rows[0])
+        self.assertTrue(rows[1].split()[:2] == ["overcommit", "pv-unfair"])
+        self.assertTrue(rows[2].startswith("1x"))
+        self.assertIn("+0.0", rows[2])
+        self.assertIn("+99.0", rows[3])  # 201 vs 101
+        self.assertIn("*", rows[3])
+        self.assertIn("101.0 (1%)", rows[3])
+        # report() appends the pivot of the first series metric
+        self.assertIn("% change of the mean over native",
+                      xpsstats.report(xpsstats.load(lines)))
+
 
 class Result(unittest.TextTestResult):
     def addSuccess(self, test):
