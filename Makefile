@@ -12,6 +12,10 @@
 #   make lab                boot the real-Xen QEMU lab with the suite loaded
 #   make bench              block benchmark in the lab (never part of check)
 #   make bench-qspl         qspinlock-pv overcommit benchmark in the lab
+#   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
+#                           source the .deb and .rpm packages build from)
+#   make packages           the .deb and both .rpm packages from that tarball
+#   make install-src DESTDIR=D  the DKMS source tree into D/usr/src/
 #   make clean | distclean  distclean also drops the lab and matrix caches
 #
 # DKMS passes KDIR (and KVER); the running kernel is only a default.
@@ -26,8 +30,18 @@ export XPS_CACHE
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(SRC) -j$(JOBS)
 
+# One source of truth for the version: VERSION.  make dist stamps it into
+# dkms.conf and the rpm specs; debian/changelog must agree (checked).
+VERSION := $(shell cat $(SRC)/VERSION)
+DIST := xen-pv-suite-$(VERSION)
+# What DKMS builds from: the packages install exactly this under /usr/src.
+DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
+	scripts/compat-probe.sh $(wildcard compat/probes/*.c) \
+	$(wildcard include/xen-pv-suite/*.h) \
+	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
+
 .PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
-	lab lab-images check bench bench-qspl help
+	lab lab-images check bench bench-qspl help dist packages install-src
 
 all: modules
 
@@ -75,6 +89,19 @@ w1: compat
 
 matrix:
 	scripts/matrix.sh
+
+install-src:
+	@for f in $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)/usr/src/$(DIST)/$$f || exit 1; \
+	done
+	chmod 0755 $(DESTDIR)/usr/src/$(DIST)/scripts/compat-probe.sh
+	sed -i 's/#MODULE_VERSION#/$(VERSION)/' $(DESTDIR)/usr/src/$(DIST)/dkms.conf
+
+dist:
+	scripts/dist.sh build/dist
+
+packages: dist
+	scripts/packages.sh build/dist
 
 # Installs host packages with apt when one is missing (needs root then).
 deps:

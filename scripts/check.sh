@@ -7,7 +7,8 @@
 # <why>"; a step that prints none is judged by its exit code. Every step
 # runs even after a failure, its log is kept in build/check/<step>.log,
 # and the last line is "N passed, N failed".
-# Steps: unit spin tools style w1 sparse matrix lab (default: all of them).
+# Steps: unit spin tools style w1 sparse params matrix lab pkg (default:
+# all of them).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +17,7 @@ mkdir -p "$logs"
 cd "$root"
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse matrix lab)
+[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab pkg)
 
 # The kernel the lab boots is the one every single-kernel check builds for.
 lab_kdir() {
@@ -35,9 +36,20 @@ run_step() {
 	style)	scripts/style.sh ;;
 	w1)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh w1 "$(lab_kdir)" ;;
 	sparse)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh sparse "$(lab_kdir)" ;;
+	params)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
+		scripts/check-params.sh "$root"/build/lab-modules/*.ko ;;
 	matrix)	scripts/matrix.sh ;;
 	lab)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life qspinlock} ;;
+	# make dist, the .deb and both .rpm (lintian, rpmlint), the apt
+	# install / new kernel / upgrade / purge cycle in a Debian 12 chroot,
+	# then the lab booted with the modules DKMS built there
+	pkg)	local t
+		t=$(make -s dist) && scripts/packages.sh "$root/build/dist" "$t" &&
+		tests/pkg/cycle.sh "$root/build/dist" "$root/build/pkg-modules" || return 1
+		XPS_LAB_MODSUBDIR=dkms XPS_LAB_OUT="$root/build/lab-pkg" \
+		XPS_LAB_MODPROBE_CONF="$root/packaging/modprobe.d/xen-pv-suite.conf" \
+			tests/lab/lab run --modules "$root/build/pkg-modules" pkg-dkms ;;
 	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
 	esac
 }

@@ -14,6 +14,8 @@ pkgs=(
 	spin
 	# the QEMU lab: Xen and the guests' kernels are unpacked, not installed
 	qemu-system-x86 debootstrap cpio xz-utils gzip file util-linux
+	# packaging (the .deb is only ever installed into a scratch chroot)
+	debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint
 )
 
 missing=()

@@ -1965,5 +1965,6 @@ module_exit(xbf_exit);
 
 MODULE_DESCRIPTION("Xen virtual block device frontend for any page size, with persistent grants and hardened response checks");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XPS_VERSION);
 MODULE_ALIAS("xen:vbd");
 MODULE_SOFTDEP("pre: xen-grant-pool");

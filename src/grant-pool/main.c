@@ -213,3 +213,4 @@ module_exit(xgp_exit);
 MODULE_DESCRIPTION("Xen persistent grant pool and mapped-grant cache library");
 MODULE_AUTHOR("xen-pv-suite developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XPS_VERSION);

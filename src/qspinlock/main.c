@@ -172,3 +172,4 @@ module_exit(qspl_mod_exit);
 MODULE_DESCRIPTION("Queued spinlock with paravirtual waiting on Xen (native, pv, pv-unfair)");
 MODULE_AUTHOR("xen-pv-suite developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XPS_VERSION);

@@ -32,10 +32,18 @@ overlay_tree() {
 		# the kernel's cpio unpacker replaces an existing path of another
 		# type, so a "lib" directory in the overlay would delete /lib and
 		# every shared library with it.  The domU image has a real /lib.
-		local md=lib/modules/$kver/updates/xen-pv-suite
+		# XPS_LAB_MODSUBDIR: updates/<this> (dkms for the modules a
+		# DKMS install built, where DKMS itself puts them)
+		local md=lib/modules/$kver/updates/${XPS_LAB_MODSUBDIR:-xen-pv-suite}
 		[ "$role" = dom0 ] && md=usr/$md
 		mkdir -p "$d/$md"
 		find "$modules" -name '*.ko' -exec cp {} "$d/$md/" \;
+	fi
+	# XPS_LAB_MODPROBE_CONF: a modprobe.d file for both guests (the one the
+	# packages install)
+	if [ -n "${XPS_LAB_MODPROBE_CONF:-}" ]; then
+		mkdir -p "$d/etc/modprobe.d"
+		cp "$XPS_LAB_MODPROBE_CONF" "$d/etc/modprobe.d/xen-pv-suite.conf"
 	fi
 }
 
