@@ -384,10 +384,11 @@ static void xbf_finish_rq(struct xbf_ring *ring, struct request *rq,
 	unsigned int busy;
 
 	if (pdu->status == BLK_STS_OK && req_op(rq) == REQ_OP_READ &&
-	    pdu->nr_slots && !pdu->zero_copy) {
+	    (pdu->nr_slots || pdu->zero_copy)) {
+		/* a dead device's data is never passed up, copied or not */
 		if (xbf_dead(info))
 			pdu->status = BLK_STS_IOERR;
-		else
+		else if (!pdu->zero_copy)
 			xbf_copy(info, rq, pdu, false);
 	}
 	busy = xbf_release_rq(ring, rq, pdu);
