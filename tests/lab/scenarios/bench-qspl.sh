@@ -35,7 +35,9 @@
 # Host knobs (XPS_SCN_*):
 #   XPS_SCN_BENCH_LEVELS      comma-separated subset (0.5x,1x,1.5x,2x)
 #   XPS_SCN_BENCH_LOCKS       comma-separated, the first is the baseline
-#                             (native,spinlock,pv,pv-unfair)
+#                             (native,spinlock,pv,pv-unfair); a lock may
+#                             carry a module parameter, LOCK:spin_threshold=N
+#                             (the variant's label keeps it)
 #   XPS_SCN_BENCH_QWORKLOADS  counter,hash
 #   XPS_SCN_BENCH_REPS        rounds (5)
 #   XPS_SCN_BENCH_RUNTIME     seconds per run (3)
@@ -119,10 +121,12 @@ qb_sample() { # qb_sample WORKLOAD LEVEL METRIC UNIT HIGHER LOCK REP VALUE
 
 # qb_run LOCK WORKLOAD: reload for LOCK, one run; 0 if it produced results
 qb_run() {
-	_mode=$1 _kl=0
-	[ "$1" != spinlock ] || _mode=native _kl=1
+	_mode=${1%%:*} _kl=0 _parm=
+	case "$1" in *:*) _parm=${1#*:} ;; esac
+	[ "$_mode" != spinlock ] || _mode=native _kl=1
 	if grep -q '^qspinlock_pv ' /proc/modules; then rmmod qspinlock-pv || return 1; fi
-	modprobe qspinlock-pv mode="$_mode" || return 1
+	# shellcheck disable=SC2086 # a param=value word, or none
+	modprobe qspinlock-pv mode="$_mode" $_parm || return 1
 	echo 2 >"$QB_DIR/threads_per_cpu" && echo $((QB_RUNTIME * 1000)) >"$QB_DIR/duration_ms" &&
 	echo "$_kl" >"$QB_DIR/kernel_lock" && echo 0 >"$QB_DIR/irqsave" || return 1
 	if [ "$2" = hash ]; then
