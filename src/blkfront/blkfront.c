@@ -582,12 +582,11 @@ static blk_status_t xbf_slot_wait(struct xbf_ring *ring)
 	return busy ? BLK_STS_DEV_RESOURCE : BLK_STS_RESOURCE;
 }
 
-/* Take the slots of a request and fill them.  No lock held. */
-static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
-				  struct xbf_rq *pdu, const struct xbf_plan *p)
+/* Take @n more slots for a request; none kept if one is missing. */
+static blk_status_t xbf_take_slots(struct xbf_ring *ring, struct xbf_rq *pdu,
+				   unsigned int n)
 {
-	struct xbf_info *info = ring->info;
-	unsigned int i, n = p->nr_grants + p->nr_indirect;
+	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		struct xgp_slot *s = xgp_front_get(ring->pool);
@@ -598,6 +597,20 @@ static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 		}
 		pdu->slots[pdu->nr_slots++] = s;
 	}
+	return BLK_STS_OK;
+}
+
+/* Take the slots of a request and fill them.  No lock held. */
+static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
+				  struct xbf_rq *pdu, const struct xbf_plan *p)
+{
+	struct xbf_info *info = ring->info;
+	blk_status_t st;
+	unsigned int i;
+
+	st = xbf_take_slots(ring, pdu, p->nr_grants + p->nr_indirect);
+	if (st != BLK_STS_OK)
+		return st;
 	for (i = 0; i < p->nr_grants; i++) {
 		pdu->segs[i].gref = pdu->slots[i]->gref;
 		xbf_grant_sects(p->bytes, i, &pdu->segs[i].first_sect,
@@ -663,17 +676,12 @@ static blk_status_t xbf_get_zero_copy(struct xbf_ring *ring,
 	struct req_iterator iter;
 	struct bio_vec bv;
 	grant_ref_t head;
-	unsigned int i, k = 0;
+	blk_status_t st;
+	unsigned int k = 0;
 
-	for (i = 0; i < p->nr_indirect; i++) {
-		struct xgp_slot *s = xgp_front_get(ring->pool);
-
-		if (!s) {
-			xbf_put_slots(ring, pdu);
-			return xbf_slot_wait(ring);
-		}
-		pdu->slots[pdu->nr_slots++] = s;
-	}
+	st = xbf_take_slots(ring, pdu, p->nr_indirect);
+	if (st != BLK_STS_OK)
+		return st;
 	if (gnttab_alloc_grant_references(p->nr_grants, &head)) {
 		xbf_put_slots(ring, pdu);
 		return BLK_STS_AGAIN;
