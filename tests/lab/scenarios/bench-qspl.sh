@@ -50,7 +50,9 @@ QB_LOCKS=$(echo "${XPS_SCN_BENCH_LOCKS:-native,spinlock,pv,pv-unfair}" | tr , ' 
 QB_WORKLOADS=$(echo "${XPS_SCN_BENCH_QWORKLOADS:-counter,hash}" | tr , ' ')
 QB_REPS=${XPS_SCN_BENCH_REPS:-5}
 QB_RUNTIME=${XPS_SCN_BENCH_RUNTIME:-3}
-QB_DIR=/sys/kernel/debug/qspinlock-pv
+# qs_load and qs_r (reload with parameters, read a result) come from the
+# torture scenario, as the harness is the same
+[ -f /xps/scenarios/qspinlock.sh ] && . /xps/scenarios/qspinlock.sh
 # every run: its runtime plus a reload (about 3 s under TCG); every level
 # change: vcpu-set and the guest onlining its CPUs (about 15 s)
 bench_qspl_budget=$(( 300 + QB_REPS * $(echo "$QB_LEVELS" | wc -w) * \
@@ -114,7 +116,6 @@ qb_cpus() {
 	wait_for 30 sh -c "[ \$(nproc) = $1 ]"
 }
 
-qb_r() { awk -v k="$1" '$1 == k { print $2 }' "$QB_DIR/results" 2>/dev/null; }
 qb_sample() { # qb_sample WORKLOAD LEVEL METRIC UNIT HIGHER LOCK REP VALUE
 	echo "XPS-SAMPLE {\"bench\": \"qspl-$1-$2\", \"series\": \"qspl-$1\", \"level\": \"$2\", \"metric\": \"$3\", \"unit\": \"$4\", \"variant\": \"$6\", \"params\": {}, \"run\": $7, \"value\": $8, \"higher_is_better\": $5}"
 }
@@ -124,19 +125,18 @@ qb_run() {
 	_mode=${1%%:*} _kl=0 _parm=
 	case "$1" in *:*) _parm=${1#*:} ;; esac
 	[ "$_mode" != spinlock ] || _mode=native _kl=1
-	if grep -q '^qspinlock_pv ' /proc/modules; then rmmod qspinlock-pv || return 1; fi
 	# shellcheck disable=SC2086 # a param=value word, or none
-	modprobe qspinlock-pv mode="$_mode" $_parm || return 1
-	echo 2 >"$QB_DIR/threads_per_cpu" && echo $((QB_RUNTIME * 1000)) >"$QB_DIR/duration_ms" &&
-	echo "$_kl" >"$QB_DIR/kernel_lock" && echo 0 >"$QB_DIR/irqsave" || return 1
+	qs_load mode="$_mode" $_parm || return 1
+	echo 2 >"$QS_DIR/threads_per_cpu" && echo $((QB_RUNTIME * 1000)) >"$QS_DIR/duration_ms" &&
+	echo "$_kl" >"$QS_DIR/kernel_lock" && echo 0 >"$QS_DIR/irqsave" || return 1
 	if [ "$2" = hash ]; then
-		echo 1 >"$QB_DIR/workload" && echo 0 >"$QB_DIR/cs_ns" && echo 200 >"$QB_DIR/think_ns"
+		echo 1 >"$QS_DIR/workload" && echo 0 >"$QS_DIR/cs_ns" && echo 200 >"$QS_DIR/think_ns"
 	else
-		echo 0 >"$QB_DIR/workload" && echo 200 >"$QB_DIR/cs_ns" && echo 500 >"$QB_DIR/think_ns"
+		echo 0 >"$QS_DIR/workload" && echo 200 >"$QS_DIR/cs_ns" && echo 500 >"$QS_DIR/think_ns"
 	fi || return 1
-	timeout $((QB_RUNTIME + 120)) sh -c "echo 1 >$QB_DIR/run" &&
-		[ "$(qb_r violations)" = 0 ] && [ "$(qb_r lost_updates)" = 0 ] &&
-		[ -n "$(qb_r acquisitions_per_s)" ]
+	timeout $((QB_RUNTIME + 120)) sh -c "echo 1 >$QS_DIR/run" &&
+		[ "$(qs_r violations)" = 0 ] && [ "$(qs_r lost_updates)" = 0 ] &&
+		[ -n "$(qs_r acquisitions_per_s)" ]
 }
 
 # qb_emit WORKLOAD LEVEL LOCK REP: the samples of the last run
@@ -145,10 +145,10 @@ qb_emit() {
 		$1 == "halts" { h = $2 } $1 == "kicks" { k = $2 }
 		$1 ~ /^wait_ns_2\^/ { sub(/wait_ns_2\^/, "", $1); b[$1 + 0] = $2; n += $2 }
 		END { p = 0; c = 0; w = 2; for (i = 0; i < 64; i++) { c += b[i]; if (c >= 0.99 * n) { p = w / 1000; break }; w *= 2 }
-		      printf "%.4f %.3f %.1f %.1f", mx ? mn / mx : 0, p, h * 1e9 / e, k * 1e9 / e }' "$QB_DIR/results")
+		      printf "%.4f %.3f %.1f %.1f", mx ? mn / mx : 0, p, h * 1e9 / e, k * 1e9 / e }' "$QS_DIR/results")
 	# shellcheck disable=SC2086 # four numbers
 	set -- "$1" "$2" "$3" "$4" $_s
-	qb_sample "$1" "$2" acq_per_s acq/s true "$3" "$4" "$(qb_r acquisitions_per_s)"
+	qb_sample "$1" "$2" acq_per_s acq/s true "$3" "$4" "$(qs_r acquisitions_per_s)"
 	qb_sample "$1" "$2" fairness min/max true "$3" "$4" "$5"
 	qb_sample "$1" "$2" wait_p99_us us false "$3" "$4" "$6"
 	qb_sample "$1" "$2" halts_per_s 1/s false "$3" "$4" "$7"
@@ -187,7 +187,7 @@ bench_qspl_domU() {
 						qb_emit "$_wl" "$_lv" "$_lk" "$_rep"
 						_runs=$((_runs + 1))
 					else
-						_bad="$_bad $_wl/$_lv/$_lk:$(qb_r violations)/$(qb_r lost_updates)"
+						_bad="$_bad $_wl/$_lv/$_lk:$(qs_r violations)/$(qs_r lost_updates)"
 					fi
 				done
 			done
