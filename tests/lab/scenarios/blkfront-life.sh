@@ -279,6 +279,7 @@ blkfront_life_domU() {
 	bf_step load PASS "drivers $(bf_drv xvda)/$(bf_drv xvdb), reference 6M on xvdb $o"
 
 	# untrusted backend: module parameter
+	o= o2=	# no locals in sh: never report an earlier step's output
 	if ! bfl_want trusted-param; then :
 	elif bf_unload && bf_load trusted=0 &&
 	   [ "$(bf_x xvda trusted)" = 0 ] && [ "$(bf_x xvdb trusted)" = 0 ] &&
@@ -290,6 +291,7 @@ blkfront_life_domU() {
 	fi
 
 	# untrusted backend: the toolstack's per-device key, xvdb only
+	o= o2= r=
 	if ! bfl_want trusted-xs; then :
 	elif ! bf_unload || ! r=$(rpc trusted $BFL_XVDB 0); then
 		bf_step trusted-xs FAIL "unload or rpc failed: $r"

@@ -173,6 +173,7 @@ bf_variant() { # bf_variant STEP XPSKEY WANT PARAM...
 	if [ "$_got" != "$_want" ]; then
 		bf_step "$_st" FAIL "$*: xps/$_k=$_got, want $_want"; return 0
 	fi
+	_o= _o2=	# POSIX sh has no locals: never report an earlier step's output
 	if _o=$(bf_fio "$_st" 120 --name="$_st" --filename=/dev/xvda --rw=randwrite \
 		--bssplit=512/10:4k/40:64k/30:1m/20 --offset=160M --size=4M --iodepth=8 \
 		--verify=crc32c) &&
@@ -191,6 +192,7 @@ bf_zero_copy() {
 	fi
 	_z0=$(bf_x xvda zero_copy_requests) _g0=$(bf_x xvda zero_copy_grants)
 	_b0=$(bf_x xvda bounce_bytes) _f0=$(bf_x xvda zero_copy_fallbacks) _e0=$(bf_errs xvda)
+	_o= _o2= _o3=
 	if _o=$(bf_fio zc-unaligned 120 --name=zcu --filename=/dev/xvda --rw=randwrite \
 		--bs=3584 --blockalign=512 --offset=176M --size=1M --iodepth=8 \
 		--iomem_align=512 --verify=sha256) &&
@@ -199,7 +201,7 @@ bf_zero_copy() {
 		--verify=crc32c) &&
 	   _o3=$(bf_fio zc-ref 120 $BF_REF --verify_only); then :
 	else
-		bf_step zero-copy FAIL "verify: ${_o3:-${_o2:-$_o}}"
+		bf_step zero-copy FAIL "verify: ${_o3:-${_o2:-$_o}} $(bf_xps xvda zero_copy_requests zero_copy_fallbacks slot_waits) dmesg: $(dmesg | grep -iE 'vbd|xvd' | tail -n 2 | tr '\n' ' ')"
 		return
 	fi
 	_dz=$(( $(bf_x xvda zero_copy_requests) - _z0 )) _dg=$(( $(bf_x xvda zero_copy_grants) - _g0 ))
@@ -295,7 +297,7 @@ blkfront_domU() {
 	# trim: a written range reads back as zeroes after discard
 	if [ "$(cat /sys/block/xvda/queue/discard_max_bytes)" = 0 ]; then
 		bf_step trim PASS "skipped: backend offers no discard"
-	elif _o=$(bf_fio trimw 120 --name=trimw --filename=/dev/xvda --rw=write --bs=64k \
+	elif _o= _o2= nz= && _o=$(bf_fio trimw 120 --name=trimw --filename=/dev/xvda --rw=write --bs=64k \
 			--offset=136M --size=4M --verify=crc32c) &&
 	     _o2=$(bf_fio trim 120 --name=trim --filename=/dev/xvda --rw=randtrim --bs=64k \
 			--offset=136M --size=4M) &&

@@ -120,6 +120,7 @@ qspinlock_domU() {
 	qs_mode_step pv-unfair any mode=pv-unfair
 
 	# forced halts: both PV modes with a short spin
+	o1= o2=
 	if qs_load mode=pv spin_threshold=64 && o1=$(qs_run 0 0) && qs_ok some &&
 	   qs_load mode=pv-unfair spin_threshold=64 && o2=$(qs_run 0 0) && qs_ok some; then
 		pass qspinlock/pv-halt "pv: $o1; pv-unfair: $o2"
