@@ -1084,7 +1084,7 @@ static int xbf_write_ring(struct xbf_info *info, struct xbf_ring *ring,
 			  struct xenbus_transaction xbt, const char *dir)
 {
 	unsigned int i, nr = 1U << info->ring_order;
-	char key[16];
+	char key[24];	/* "ring-ref%u" for any unsigned int */
 	int err;
 
 	if (info->ring_order) {
@@ -1115,7 +1115,7 @@ static void xbf_clear_ring_keys(struct xenbus_transaction xbt,
 				const char *dir, unsigned int nr_queues)
 {
 	unsigned int i;
-	char key[16];
+	char key[24];	/* "queue-%u" for any unsigned int */
 
 	xenbus_rm(xbt, dir, "ring-page-order");
 	xenbus_rm(xbt, dir, "multi-queue-num-queues");
