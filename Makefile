@@ -10,8 +10,11 @@
 #   make w1                 W=1 build, any warning in our files fails
 #   make matrix             build against every Debian header set we can get
 #   make lab                boot the real-Xen QEMU lab with the suite loaded
+#   make lab-arm64          the arm64 lab: guests with 4, 16 and 64 KB pages
 #   make bench              block benchmark in the lab (never part of check)
 #   make bench-qspl         qspinlock-pv overcommit benchmark in the lab
+#   make bench-arm64        64 KB-page guest: grant memory and throughput,
+#                           stock blkfront vs ours (the arm64 lab)
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
 #                           source the .deb and .rpm packages build from)
 #   make packages           the .deb and both .rpm packages from that tarball
@@ -41,12 +44,12 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
 
 .PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
-	lab lab-images check bench bench-qspl help dist packages install-src
+	lab lab-arm64 lab-images check bench bench-qspl bench-arm64 help dist packages install-src
 
 all: modules
 
 help:
-	@sed -n "3,16p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,22p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
@@ -113,6 +116,9 @@ lab-images: deps
 lab: deps
 	scripts/check.sh lab
 
+lab-arm64: deps
+	scripts/check.sh arm64
+
 check: deps
 	scripts/check.sh
 
@@ -121,3 +127,6 @@ bench: deps
 
 bench-qspl: deps
 	scripts/bench/run.sh qspl
+
+bench-arm64: deps
+	scripts/bench/run.sh arm64

@@ -7,8 +7,8 @@
 # <why>"; a step that prints none is judged by its exit code. Every step
 # runs even after a failure, its log is kept in build/check/<step>.log,
 # and the last line is "N passed, N failed".
-# Steps: unit spin tools style w1 sparse params matrix lab pkg (default:
-# all of them).
+# Steps: unit spin tools style w1 sparse params matrix lab pkg arm64
+# (default: all of them).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ mkdir -p "$logs"
 cd "$root"
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab pkg)
+[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab pkg arm64)
 
 # The kernel the lab boots is the one every single-kernel check builds for.
 lab_kdir() {
@@ -51,6 +51,12 @@ run_step() {
 		XPS_LAB_MODSUBDIR=dkms XPS_LAB_OUT="$root/build/lab-pkg" \
 		XPS_LAB_MODPROBE_CONF="$root/packaging/modprobe.d/xen-pv-suite.conf" \
 			tests/lab/lab run --modules "$root/build/pkg-modules" pkg-dkms ;;
+	# the arm64 lab: the modules cross-built (W=1) for the 4, 16 and
+	# 64 KB-page guest kernels (the 64 KB one is built once and cached),
+	# then one boot with a domU of each page size
+	arm64)	scripts/lab-modules.sh --arch arm64 "$root/build/lab-modules-arm64" || return 1
+		XPS_LAB_OUT="$root/build/lab-arm64" \
+			tests/lab/lab --arch arm64 run --modules "$root/build/lab-modules-arm64" arm64-blk ;;
 	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
 	esac
 }

@@ -16,7 +16,22 @@ pkgs=(
 	qemu-system-x86 debootstrap cpio xz-utils gzip file util-linux
 	# packaging (the .deb is only ever installed into a scratch chroot)
 	debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint
+	# the arm64 lab: Xen arm64 under qemu-system-aarch64, the modules and
+	# the 64 KB-page guest kernel cross-built (the arm64 Xen, kernels and
+	# dom0 tools come from apt as arm64 packages, unpacked, not installed)
+	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross bc flex bison
 )
+
+# The arm64 packages the lab unpacks need arm64 in apt's sources.
+arch_added=0
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: apt lacks the arm64 architecture; run as root (sudo $0)" >&2
+		exit 1
+	fi
+	dpkg --add-architecture arm64
+	arch_added=1
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -25,7 +40,7 @@ for p in "${pkgs[@]}"; do
 done
 # linux-headers-amd64 may be installed yet point at an ABI whose headers
 # a newer package list has moved past; apt resolves that as an upgrade.
-if [ ${#missing[@]} -eq 0 ] && [ "${XPS_DEPS_UPGRADE:-0}" = 0 ]; then
+if [ ${#missing[@]} -eq 0 ] && [ "${XPS_DEPS_UPGRADE:-0}" = 0 ] && [ $arch_added = 0 ]; then
 	echo "install-deps: all ${#pkgs[@]} packages present"
 	exit 0
 fi

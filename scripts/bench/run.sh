@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [blk|qspl]: `make bench` (blk) and `make bench-qspl`. Boots the
-# lab with the benchmark scenario,
+# run.sh [blk|qspl|arm64]: `make bench` (blk), `make bench-qspl` and
+# `make bench-arm64`. Boots the lab with the benchmark scenario,
 # collects the samples it emits into build/bench/<name>-<time>/samples.jsonl
 # and prints the comparison tables (report.py). Never part of make check.
 #
@@ -20,6 +20,11 @@
 #   BENCH_QWORKLOADS counter,hash                   (default both)
 #   BENCH_REPS      rounds                          (default 5)
 #   BENCH_RUNTIME   seconds per run                 (default 3)
+# arm64 (tests/lab/scenarios/bench-a64.sh, the arm64 lab):
+#   BENCH_SIZES     guest page sizes                (default 64k; 16k too)
+#   BENCH_VARIANTS  as above (default: both drivers, feature_persistent=1)
+#   BENCH_REPS      pairs of runs                   (default 5)
+#   BENCH_BS        xps-verify block sizes          (default 1m)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,23 +32,30 @@ bench=${1:-blk}
 case "$bench" in
 blk) scenario=bench-blk ;;
 qspl) scenario=bench-qspl ;;
-*) echo "usage: $0 [blk|qspl]" >&2; exit 2 ;;
+arm64) scenario=bench-a64 ;;
+*) echo "usage: $0 [blk|qspl|arm64]" >&2; exit 2 ;;
 esac
-for k in VARIANTS WORKLOADS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS; do
+for k in VARIANTS WORKLOADS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done
 
 out="$root/build/bench/$bench-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
-"$root/scripts/lab-modules.sh" "$out/modules" >/dev/null
+arch=x86
+if [ "$bench" = arm64 ]; then
+	arch=arm64
+	"$root/scripts/lab-modules.sh" --arch arm64 "$out/modules" >/dev/null
+else
+	"$root/scripts/lab-modules.sh" "$out/modules" >/dev/null
+fi
 rc=0
-XPS_LAB_OUT="$out" "$root/tests/lab/lab" run --modules "$out/modules" "$scenario" |
+XPS_LAB_OUT="$out" "$root/tests/lab/lab" --arch $arch run --modules "$out/modules" "$scenario" |
 	tee "$out/lab.txt" || rc=$?
 sed -n 's/^\(\[[^]]*\] \)\{0,1\}XPS-SAMPLE //p' "$out/$scenario/serial.log" >"$out/samples.jsonl"
 echo
 echo "samples: $out/samples.jsonl ($(wc -l <"$out/samples.jsonl") lines)"
-echo "kernel $("$root/tests/lab/lab" kver), Xen under QEMU TCG: compare variants within this run only"
+echo "kernel $("$root/tests/lab/lab" --arch $arch kver | xargs), Xen under QEMU TCG: compare variants within this run only"
 echo
 python3 "$root/scripts/bench/report.py" "$out/samples.jsonl" | tee "$out/report.txt"
 exit $rc

@@ -31,20 +31,29 @@ run_boot() {
 		tmo=$((tmo + 420))
 	fi
 	t0=$(now)
-	overlay_build "$img" "$work" "$modules" "$@"
+	if [ "$LAB_ARCH" = arm64 ]; then
+		a64_overlay_build "$img" "$work" "$modules" "$@"
+	else
+		overlay_build "$img" "$work" "$modules" "$@"
+	fi
 	time_line overlay "$t0"
 	# -initrd takes "file args,file2": a comma inside a path is written ",,".
 	esc() { echo "${1//,/,,}"; }
 	log "boot: $name (timeout ${tmo}s, log $dir/serial.log)"
 	tq=$(now)
 	# No host network: the guests' only network is xenbr0 inside dom0.
-	timeout --kill-after=10 "$tmo" qemu-system-x86_64 \
-		-machine pc -accel tcg,thread=multi -cpu "$LAB_CPU" -smp "$LAB_SMP" -m "$LAB_MEM" \
-		-display none -vga none -monitor none -nic none -no-reboot \
-		-serial "file:$dir/serial.log" \
-		-kernel "$img/xen.elf" -append "$XEN_ARGS" \
-		-initrd "$(esc "$img/vmlinux") $DOM0_ARGS,$(esc "$work/dom0.cpio")" \
-		>"$dir/qemu.log" 2>&1 &
+	local qemu
+	if [ "$LAB_ARCH" = arm64 ]; then
+		mapfile -d '' qemu < <(a64_qemu "$img" "$work" "$dir/serial.log")
+	else
+		qemu=(qemu-system-x86_64
+			-machine pc -accel tcg,thread=multi -cpu "$LAB_CPU" -smp "$LAB_SMP" -m "$LAB_MEM"
+			-display none -vga none -monitor none -nic none -no-reboot
+			-serial "file:$dir/serial.log"
+			-kernel "$img/xen.elf" -append "$XEN_ARGS"
+			-initrd "$(esc "$img/vmlinux") $DOM0_ARGS,$(esc "$work/dom0.cpio")")
+	fi
+	timeout --kill-after=10 "$tmo" "${qemu[@]}" >"$dir/qemu.log" 2>&1 &
 	local qpid=$!
 	# Follow progress for the timing lines while QEMU runs.
 	while kill -0 "$qpid" 2>/dev/null; do

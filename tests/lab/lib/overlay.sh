@@ -17,7 +17,7 @@ overlay_tree() {
 	# All of them: a scenario may use another's helpers (blkfront-life
 	# sources blkfront.sh); only those named run.
 	cp "$LAB_DIR"/scenarios/*.sh "$d/xps/scenarios/"
-	printf 'SCENARIOS="%s"\nKVER=%s\n' "$*" "$kver" >"$d/xps/run.conf"
+	printf 'SCENARIOS="%s"\nKVER=%s\nARCH=%s\n' "$*" "$kver" "$LAB_ARCH" >"$d/xps/run.conf"
 	# Host variables named XPS_SCN_* parametrize scenarios (a benchmark's
 	# repetitions and parameter sweep): they reach the guests' run.conf.
 	local v

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+# bench-a64 - the arm64 benchmark (`make bench-arm64`, never make check):
+# on a 64 KB-page guest (XPS_SCN_BENCH_SIZES: 64k by default; 16k too if
+# named), the stock xen-blkfront against xen-blkfront-64k, both with
+# persistent grants, in paired alternating runs in one boot.
+#
+# Per run: dom0 detaches xvda, the domU drops its caches and reads
+# MemFree, loads the variant's driver, dom0 attaches xvda again; then
+# xps-verify writes and verifies 64 MB in 1 MB (default) blocks with 4
+# threads. MemFree is read again afterwards, caches dropped.
+#
+# Samples (XPS-SAMPLE, scripts/bench/report.py):
+#   mem_kb       MemFree lost to the connected, exercised driver: its grant
+#                pages and everything else it allocated (lower is better)
+#   pool_kb      ours only: grant-pool pages x PAGE_SIZE
+#   write_mbps, verify_mbps   the pattern's throughput
+#   request_kb   the queue's max_hw_sectors_kb (the largest request)
+
+BA_SIZES=$(echo "${XPS_SCN_BENCH_SIZES:-64k}" | tr , ' ')
+bench_a64_steps="cpu-selfcheck $(for _s in $BA_SIZES; do printf 'attach-%s sweep-%s ' "$_s" "$_s"; done)"
+BA_VARIANTS=$(echo "${XPS_SCN_BENCH_VARIANTS:-xen-blkfront:feature_persistent=1,xen-blkfront-64k:feature_persistent=1}" | tr , ' ')
+BA_REPS=${XPS_SCN_BENCH_REPS:-5}
+BA_BS=${XPS_SCN_BENCH_BS:-1m}
+bench_a64_domus=$(for _s in $BA_SIZES; do printf 'b%s ' "$_s"; done)
+bench_a64_budget=$(( 300 + BA_REPS * $(echo "$BA_VARIANTS" | wc -w) * 150 ))
+
+bench_a64_dom0_prepare() {
+	for _s in $BA_SIZES; do
+		truncate -s 160M "/tmp/ba-$_s.img" || return 1
+		_l=$(losetup -f) && losetup "$_l" "/tmp/ba-$_s.img" || return 1
+		echo "$_l" >"/run/xps/ba-$_s.loop"
+	done
+}
+
+# No disk at boot: each run's driver is loaded before its disk comes.
+bench_a64_domU_cfg() {
+	_ps=${1#b}
+	echo "kernel = \"/root/Image-$_ps\""
+	echo "ramdisk = \"/xps/domU-$_ps.cpio\""
+	echo "memory = 768"
+	echo "vcpus = 2"
+}
+
+bench_a64_rpc() {
+	_dom=$1 _cmd=$2
+	_name=$(xl domname "$_dom")
+	case "$_cmd" in
+	detach)
+		RPC_REPLY=ok
+		if xl block-list "$_name" 2>/dev/null | grep -q '^51712 ' &&
+		   ! xl block-detach "$_name" xvda >/tmp/ba-detach.log 2>&1; then
+			RPC_REPLY="error reason=block-detach $(tr '\n' ' ' </tmp/ba-detach.log | cut -c1-120)"
+		fi ;;
+	attach)
+		if xl block-attach "$_name" "format=raw, vdev=xvda, access=rw, script=xps-block, target=$(cat "/run/xps/ba-${_name#b}.loop")" >/tmp/ba-attach.log 2>&1; then
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="error reason=block-attach $(tr '\n' ' ' </tmp/ba-attach.log | cut -c1-120)"
+		fi ;;
+	*)	RPC_REPLY=unknown-request ;;
+	esac
+}
+
+ba_memfree() { sync; echo 3 >/proc/sys/vm/drop_caches; awk '$1 == "MemFree:" { print $2 }' /proc/meminfo; }
+ba_busname() { case "$1" in xen-blkfront) echo vbd ;; *) echo vbd-64k ;; esac; }
+
+# ba_variant DRIVER:P=V+P=V: detach, MemFree, load, attach; sets BA_MEM0.
+ba_variant() {
+	_drv=${1%%:*} _params=
+	case "$1" in *:*) _params=$(echo "${1#*:}" | tr + ' ') ;; esac
+	_r=$(rpc detach)
+	[ "$_r" = ok ] || { echo "bench-a64: detach: $_r"; return 1; }
+	wait_for 60 sh -c '! test -e /sys/block/xvda' || { echo "bench-a64: xvda still there"; return 1; }
+	for _m in xen-blkfront xen-blkfront-64k xen-grant-pool; do
+		! lsmod | grep -q "^$(echo $_m | tr - _) " || rmmod "$_m" || return 1
+	done
+	BA_MEM0=$(ba_memfree)
+	# shellcheck disable=SC2086
+	modprobe "$_drv" $_params || { echo "bench-a64: modprobe $_drv $_params failed"; return 1; }
+	_r=$(rpc attach)
+	[ "$_r" = ok ] || { echo "bench-a64: attach: $_r"; return 1; }
+	wait_for 60 test -b /dev/xvda &&
+		[ "$(basename "$(readlink /sys/block/xvda/device/driver)")" = "$(ba_busname "$_drv")" ]
+}
+
+ba_sample() { # ba_sample BENCH METRIC UNIT HIGHER VARIANT RUN VALUE
+	echo "XPS-SAMPLE {\"bench\": \"$1\", \"metric\": \"$2\", \"unit\": \"$3\", \"variant\": \"$5\", \"params\": {}, \"run\": $6, \"value\": $7, \"higher_is_better\": $4}"
+}
+
+bench_a64_domU() {
+	_ps=${1#b}
+	if ba_variant "${BA_VARIANTS%% *}"; then
+		pass "bench-a64/attach-$_ps" "${BA_VARIANTS%% *} driver=$(basename "$(readlink /sys/block/xvda/device/driver)") page $(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps) kB"
+	else
+		fail "bench-a64/attach-$_ps" "no /dev/xvda with ${BA_VARIANTS%% *}"
+		return
+	fi
+	_rep=1 _bad=0 _n=0
+	while [ "$_rep" -le "$BA_REPS" ]; do
+		_order=$BA_VARIANTS
+		[ $((_rep % 2)) = 0 ] && _order=$(echo "$BA_VARIANTS" | tr ' ' '\n' | sed -n '1!G;h;$p' | xargs)
+		for _v in $_order; do
+			# every run starts from a fresh load: the memory figure
+			# is the driver's from connect on
+			if ! ba_variant "$_v"; then _bad=$((_bad + 1)); continue; fi
+			_drv=${_v%%:*}
+			_b="a64-$_ps"
+			if ! _o=$(xps-verify -f /dev/xvda -o 0 -s 64M -b "$BA_BS" -a 4096 -j 4 -S $((_rep * 10 + _n))); then
+				echo "bench-a64: $_v run $_rep: $_o"; _bad=$((_bad + 1)); continue
+			fi
+			_w=$(echo "$_o" | sed -n 's/^write:.*(\([0-9.]*\) MB\/s).*/\1/p')
+			_r=$(echo "$_o" | sed -n 's/^verify:.*(\([0-9.]*\) MB\/s).*/\1/p')
+			_mem=$(( BA_MEM0 - $(ba_memfree) ))
+			ba_sample "$_b" mem_kb kB false "$_drv" "$_rep" "$_mem"
+			ba_sample "$_b" write_mbps MB/s true "$_drv" "$_rep" "$_w"
+			ba_sample "$_b" verify_mbps MB/s true "$_drv" "$_rep" "$_r"
+			ba_sample "$_b" request_kb kB true "$_drv" "$_rep" "$(cat /sys/block/xvda/queue/max_hw_sectors_kb)"
+			if [ "$_drv" = xen-blkfront-64k ]; then
+				_pp=$(awk '$1 == "pages_live" { print $2 }' /sys/kernel/debug/xen-grant-pool/stats)
+				ba_sample "$_b" pool_kb kB false "$_drv" "$_rep" $(( _pp * $(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps) ))
+			fi
+			_n=$((_n + 1))
+		done
+		_rep=$((_rep + 1))
+	done
+	if [ "$_bad" = 0 ] && [ "$_n" -gt 0 ]; then
+		pass "bench-a64/sweep-$_ps" "$_n runs"
+	else
+		fail "bench-a64/sweep-$_ps" "$_n runs, $_bad failed"
+	fi
+}
