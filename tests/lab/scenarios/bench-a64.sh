@@ -13,6 +13,7 @@
 #   mem_kb       MemFree lost to the connected, exercised driver: its grant
 #                pages and everything else it allocated (lower is better)
 #   pool_kb      ours only: grant-pool pages x PAGE_SIZE
+#   pool_grants  ours only: the 4 KB grants those pages carry
 #   write_mbps, verify_mbps   the pattern's throughput
 #   request_kb   the queue's max_hw_sectors_kb (the largest request)
 
@@ -117,7 +118,9 @@ bench_a64_domU() {
 			ba_sample "$_b" request_kb kB true "$_drv" "$_rep" "$(cat /sys/block/xvda/queue/max_hw_sectors_kb)"
 			if [ "$_drv" = xen-blkfront-64k ]; then
 				_pp=$(awk '$1 == "pages_live" { print $2 }' /sys/kernel/debug/xen-grant-pool/stats)
+				_pg=$(awk '$1 == "grants_live" { print $2 }' /sys/kernel/debug/xen-grant-pool/stats)
 				ba_sample "$_b" pool_kb kB false "$_drv" "$_rep" $(( _pp * $(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps) ))
+				ba_sample "$_b" pool_grants grants false "$_drv" "$_rep" "$_pg"
 			fi
 			_n=$((_n + 1))
 		done
