@@ -13,8 +13,9 @@
 # Cache: $LAB_CACHE/arm64/
 #   debs/             arm64 .debs (apt-get download PKG:arm64)
 #   k64/<key>/        the 64 KB kernel (lib/arm64-kernel.sh)
-#   images/<key>/     xen dom0-Image dom0-base.cpio.gz (holds the domU
-#                     kernels Image-<ps>) domU-<ps>-base.cpio manifest
+#   images/<key>/     xen dom0-Image dom0-base.cpio.gz (it holds the domU
+#                     kernels as /root/Image-<ps>) domU-<ps>-base.cpio
+#                     manifest
 # <key> hashes every package's version, the k64 key and this file.
 
 # dom0: the toolstack and what it links; domU: busybox, kmod, xenstore.
@@ -34,13 +35,16 @@ A64_TRIPLET=aarch64-linux-gnu
 # a64_kver PS: the kernel release of the PS guest (4k: the arm64 twin of
 # the x86 lab's kernel, so both labs test the same 6.1 ABI).
 a64_kver() {
+	local k
 	case "$1" in
-	4k) lab_kver | sed 's/-amd64$/-arm64/' ;;
-	16k) apt-cache show --no-all-versions linux-headers-6.12-arm64-16k:arm64 2>/dev/null |
-		sed -n 's/^Depends:.*linux-headers-\([0-9][^ ,]*-arm64-16k\).*/\1/p' | head -n1 ;;
-	64k) k64_build >&2; cat "$K64_DIR/kver" ;;
+	4k) k=$(lab_kver | sed 's/-amd64$/-arm64/') ;;
+	16k) k=$(apt-cache show --no-all-versions linux-headers-6.12-arm64-16k:arm64 2>/dev/null |
+		sed -n 's/^Depends:.*linux-headers-\([0-9][^ ,]*-arm64-16k\).*/\1/p' | head -n1) ;;
+	64k) k64_build >&2; k=$(cat "$K64_DIR/kver") ;;
 	*) die "page size $1: one of $A64_PAGE_SIZES" ;;
 	esac
+	[ -n "$k" ] || die "no $1 arm64 kernel known to apt (dpkg --add-architecture arm64 && apt-get update; scripts/install-deps.sh does both)"
+	echo "$k"
 }
 
 # a64_kdir PS: a header tree to build the suite's modules for PS against.
@@ -196,7 +200,8 @@ a64_images_build() {
 	done
 	cp "$tmp/Image-4k" "$tmp/dom0-Image"
 	a64_build_dom0 "$tmp/root" "$tmp/k-4k" "$(a64_kver 4k)" "$tmp"
-	rm -rf "$tmp"/root "$tmp"/k-*
+	# the domU kernels live on inside dom0-base.cpio.gz only
+	rm -rf "$tmp"/root "$tmp"/k-* "$tmp"/Image-*
 	{
 		echo "arch=arm64"
 		echo "kver=$(a64_kver 4k)"
