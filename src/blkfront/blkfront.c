@@ -176,6 +176,7 @@ struct xbf_info {
 	bool rings_live;		/* rings allocated and published */
 	bool leaked;			/* ring pages kept: backend mapped them */
 	struct work_struct kill_work;
+	struct work_struct add_work;	/* device_add_disk(), see xbf_add_work() */
 	/* negotiated at talk time */
 	unsigned int nr_rings;
 	unsigned int ring_order;
@@ -1697,13 +1698,7 @@ static void xbf_connect(struct xbf_info *info)
 	xenbus_switch_state(dev, XBF_XS_CONNECTED);
 
 	if (first) {
-		err = device_add_disk(&dev->dev, info->gd, xbf_attr_groups);
-		if (err) {
-			dev_err(&dev->dev, "adding the disk failed (%d)\n", err);
-			xbf_kill(info, XBF_ERR_DEAD, "disk registration failed");
-			return;
-		}
-		info->disk_added = true;
+		queue_work(system_long_wq, &info->add_work);
 	} else {
 		atomic64_inc(&info->stats.resumes);
 		set_capacity_and_notify(info->gd, info->sectors);
@@ -1726,6 +1721,30 @@ fail:
 	xenbus_dev_fatal(dev, err, "connecting to the backend");
 	xbf_kill(info, XBF_ERR_DEAD, "connecting to the backend failed");
 	xbf_abort_resume(info);
+}
+
+/*
+ * Register the disk.  device_add_disk() reads the partition table, and a
+ * backend that never answers holds that read for as long as it likes:
+ * so not in the xenwatch thread (xbf_connect() runs there), which would
+ * stop every xenbus watch of the guest meanwhile, other devices' probes
+ * included.  Unbind kills the device first, which fails the read and so
+ * ends this work.
+ */
+static void xbf_add_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(work, struct xbf_info, add_work);
+	struct xenbus_device *dev = info->xbdev;
+	int err;
+
+	err = device_add_disk(&dev->dev, info->gd, xbf_attr_groups);
+	if (err) {
+		dev_err(&dev->dev, "adding the disk failed (%d)\n", err);
+		xbf_kill(info, XBF_ERR_DEAD, "disk registration failed");
+		return;
+	}
+	/* read by xbf_remove() only after cancel_work_sync() */
+	info->disk_added = true;
 }
 
 /*
@@ -1827,6 +1846,7 @@ static int xbf_probe(struct xenbus_device *dev,
 	mutex_init(&info->mutex);
 	INIT_LIST_HEAD(&info->node);
 	INIT_WORK(&info->kill_work, xbf_kill_work);
+	INIT_WORK(&info->add_work, xbf_add_work);
 	err = xbf_parse_vdevice(info);
 	if (err)
 		goto fail;
@@ -1871,6 +1891,8 @@ static void xbf_remove(struct xenbus_device *dev)
 		return;
 	xbf_shutdown(info, "unbinding");
 	flush_work(&info->kill_work);
+	/* the device is dead: a partition read still held now fails */
+	cancel_work_sync(&info->add_work);
 	if (info->disk_added)
 		del_gendisk(info->gd);
 	mutex_lock(&info->mutex);

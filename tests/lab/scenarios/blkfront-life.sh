@@ -14,6 +14,12 @@
 #   resize        dom0 grows xvdb's loop device from 64 to 96 MB while it is
 #                 connected: the new size reaches the domU (blkback
 #                 notices on the next I/O), fio verifies at the new end
+#   held-attach   dom0 attaches xvdd on a device-mapper device it holds
+#                 suspended, so the backend never answers the partition
+#                 read: xvdd connects, and xvde, attached meanwhile, must
+#                 still probe and come up (the disk is registered off the
+#                 xenwatch thread); released, xvdd comes up and reads;
+#                 both detach
 #   save-restore  twice: fio write+verify loops on all disks while dom0
 #                 runs xl save then xl restore (round 2 reloaded with
 #                 feature_persistent=0: zero-copy requests in flight on
@@ -33,7 +39,7 @@
 # Figures (save/restore seconds, requests replayed) are reported, never
 # judged.
 
-blkfront_life_steps="cpu-selfcheck load trusted-param trusted-xs resize save-restore migrate reload-load leaks"
+blkfront_life_steps="cpu-selfcheck load trusted-param trusted-xs resize held-attach save-restore migrate reload-load leaks"
 blkfront_life_budget=1200
 blkfront_life_domus="bfl"
 BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-20}
@@ -159,6 +165,33 @@ blkfront_life_rpc() {
 			RPC_REPLY=ok
 		else
 			RPC_REPLY="error grow $BFL_LOOPB"
+		fi ;;
+	hold-attach) # xvdd on dm bfld, suspended before the attach
+		_name=$(xl domname "$_dom")
+		if truncate -s 16M /tmp/bfl-d.img && BFL_LOOPD=$(losetup -f --show /tmp/bfl-d.img) &&
+		   dmsetup create --noudevsync bfld --table "0 32768 linear $BFL_LOOPD 0" &&
+		   dmsetup suspend --noudevsync bfld &&
+		   timeout 60 xl block-attach "$_name" "format=raw, vdev=xvdd, access=rw, script=xps-block, target=/dev/mapper/bfld" >/run/xps/bfl-hold.log 2>&1; then
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="error hold-attach $(tr '\n' ' ' </run/xps/bfl-hold.log 2>/dev/null | cut -c1-200)"
+		fi ;;
+	attach-e) # xvde on a plain loop device
+		_name=$(xl domname "$_dom")
+		if truncate -s 16M /tmp/bfl-e.img && BFL_LOOPE=$(losetup -f --show /tmp/bfl-e.img) &&
+		   timeout 60 xl block-attach "$_name" "format=raw, vdev=xvde, access=rw, script=xps-block, target=$BFL_LOOPE" >/run/xps/bfl-e.log 2>&1; then
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="error attach-e $(tr '\n' ' ' </run/xps/bfl-e.log 2>/dev/null | cut -c1-200)"
+		fi ;;
+	release) dmsetup resume --noudevsync bfld && RPC_REPLY=ok || RPC_REPLY="error dmsetup resume" ;;
+	detach-de) # each waits for the frontend to close; done before a save
+		_name=$(xl domname "$_dom")
+		if timeout 120 xl block-detach "$_name" xvdd >/run/xps/bfl-de.log 2>&1 &&
+		   timeout 120 xl block-detach "$_name" xvde >>/run/xps/bfl-de.log 2>&1; then
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="error detach-de $(tr '\n' ' ' </run/xps/bfl-de.log | cut -c1-200)"
 		fi ;;
 	trusted) # trusted VDEV 0|1|rm: the toolstack's per-device key
 		_p=/local/domain/$_dom/device/vbd/$1/trusted
@@ -316,6 +349,40 @@ blkfront_life_domU() {
 		bf_step resize PASS "xvdb $s0 -> $(cat /sys/block/xvdb/size) sectors while connected ($(dmesg | grep -m1 -o 'capacity changed from [0-9]* to [0-9]* sectors')); verify at 90M..96M $o"
 	else
 		bf_step resize FAIL "rpc $r: xvdb $s0 -> $(cat /sys/block/xvdb/size) sectors ${o:-}"
+	fi
+
+	# a backend that never answers the partition read (xvdd on a
+	# suspended dm device in dom0): xenbus must keep working meanwhile
+	r= o=
+	if ! bfl_want held-attach; then :
+	elif ! r=$(rpc hold-attach) || [ "$r" != ok ]; then
+		bf_step held-attach FAIL "rpc hold-attach: $r"
+		rpc release >/dev/null
+	else
+		# xvdd = vbd-51760: Connected, its partition read held in dom0
+		wait_for 60 grep -q Connected /sys/bus/xen/devices/vbd-51760/state 2>/dev/null
+		st=$(cat /sys/bus/xen/devices/vbd-51760/state 2>/dev/null)
+		r=$(rpc attach-e)
+		if [ "$r" = ok ] && wait_for 60 test -b /dev/xvde &&
+		   dd if=/dev/xvde of=/dev/null bs=4k count=4 iflag=direct 2>/dev/null; then
+			o="xvdd $st, read held; xvde attached meanwhile and came up"
+		else
+			o="FAIL: xvdd ${st:-?}; xvde (rpc $r) did not come up within 60 s: the xenwatch thread is held"
+		fi
+		r2=$(rpc release)
+		if [ "$r2" = ok ] && wait_for 60 test -r /sys/block/xvdd/xps/requests &&
+		   dd if=/dev/xvdd of=/dev/null bs=4k count=4 iflag=direct 2>/dev/null; then
+			o="$o; released: xvdd came up and reads"
+		else
+			o="FAIL: $o; released (rpc $r2): xvdd did not come up"
+		fi
+		r3=$(rpc detach-de)
+		[ "$r3" = ok ] || o="FAIL: ${o#FAIL: }; detach: $r3"
+		wait_for 120 sh -c '! test -e /sys/block/xvdd && ! test -e /sys/block/xvde' || o="FAIL: $o; xvdd/xvde still there 120 s after the detach"
+		case "$o" in
+		FAIL:*) bf_step held-attach FAIL "${o#FAIL: }" ;;
+		*) bf_step held-attach PASS "$o; both detached (rpc $r3); errors on xvda $(bf_errs xvda)" ;;
+		esac
 	fi
 
 	# save/restore, twice, with I/O running
