@@ -57,20 +57,8 @@ a64_kdir() {
 
 a64_has() { case " $A64_PAGE_SIZES " in *" $1 "*) return 0 ;; esac; return 1; }
 
-a64_fetch() { # a64_fetch PKG: the arm64 .deb of PKG's candidate, cached
-	local pkg=$1 ver f
-	ver=$(apt_candidate "$pkg:arm64")
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
-		die "no arm64 candidate for $pkg (dpkg --add-architecture arm64 && apt-get update; scripts/install-deps.sh does both)"
-	mkdir -p "$LAB_CACHE/arm64/debs"
-	f=$(ls "$LAB_CACHE/arm64/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
-	if [ -z "$f" ]; then
-		(cd "$LAB_CACHE/arm64/debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg:arm64=$ver" >&2) ||
-			die "apt-get download $pkg:arm64=$ver failed"
-		f=$(ls "$LAB_CACHE/arm64/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n1)
-	fi
-	echo "$f"
-}
+# a64_fetch PKG: the arm64 .deb of PKG's candidate, cached in arm64/debs
+a64_fetch() { fetch_deb "$1:arm64" "$LAB_CACHE/arm64/debs"; }
 
 a64_images_key() {
 	local p

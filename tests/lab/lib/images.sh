@@ -30,19 +30,24 @@ images_key() {
 }
 
 
-# fetch_deb PKG: download the candidate version once into the cache; print path.
+# fetch_deb PKG[:ARCH] [DIR]: download the candidate version once into DIR
+# (default the cache's debs/); print its path.
 fetch_deb() {
-	local pkg=$1 ver f
-	ver=$(apt_candidate "$pkg")
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] || die "no apt candidate for $pkg"
-	mkdir -p "$LAB_CACHE/debs"
-	f=$(ls "$LAB_CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
+	local spec=$1 dir=${2:-$LAB_CACHE/debs} pkg=${1%%:*} ver f
+	ver=$(apt_candidate "$spec")
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+		[ "$spec" = "$pkg" ] ||
+			die "no apt candidate for $spec (dpkg --add-architecture ${spec#*:} && apt-get update; scripts/install-deps.sh does both)"
+		die "no apt candidate for $spec"
+	fi
+	mkdir -p "$dir"
+	f=$(ls "$dir/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
 	if [ -z "$f" ]; then
 		# apt-get download uses apt's own sources and proxy settings.  The
 		# cache is root's, which apt's _apt sandbox user cannot write to.
-		(cd "$LAB_CACHE/debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver" >&2) ||
-			die "apt-get download $pkg=$ver failed"
-		f=$(ls "$LAB_CACHE/debs/${pkg}_${ver//:/%3a}_"*.deb | head -n1)
+		(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$spec=$ver" >&2) ||
+			die "apt-get download $spec=$ver failed"
+		f=$(ls "$dir/${pkg}_${ver//:/%3a}_"*.deb | head -n1)
 	fi
 	echo "$f"
 }

@@ -37,22 +37,30 @@ arm64_blk_domus="a4k a16k a64k"
 AB_MOD=xen-blkfront-64k
 AB_DRV=vbd-64k
 
-arm64_blk_dom0_prepare() {
-	for _d in 4k 16k 64k; do
-		truncate -s 96M "/tmp/ab-$_d.img" || return 1
-		_l=$(losetup -f) && losetup "$_l" "/tmp/ab-$_d.img" || return 1
-		echo "$_l" >"/run/xps/ab-$_d.loop"
+# a64_loops TAG MB PS...: dom0, a loop device of MB per page size, its
+# name in /run/xps/TAG-PS.loop (bench-a64 uses these too)
+a64_loops() {
+	_tag=$1 _mb=$2; shift 2
+	for _d in "$@"; do
+		truncate -s "${_mb}M" "/tmp/$_tag-$_d.img" || return 1
+		_l=$(losetup -f) && losetup "$_l" "/tmp/$_tag-$_d.img" || return 1
+		echo "$_l" >"/run/xps/$_tag-$_d.loop"
 	done
 }
+# a64_guest PS: the xl lines that boot the PS guest kernel and its image
+a64_guest() {
+	echo "kernel = \"/root/Image-$1\""
+	echo "ramdisk = \"/xps/domU-$1.cpio\""
+}
+
+arm64_blk_dom0_prepare() { a64_loops ab 96 4k 16k 64k; }
 
 arm64_blk_domU_cfg() {
 	_ps=${1#a}
-	_loop=$(cat "/run/xps/ab-$_ps.loop")
-	echo "kernel = \"/root/Image-$_ps\""
-	echo "ramdisk = \"/xps/domU-$_ps.cpio\""
+	a64_guest "$_ps"
 	echo "memory = 448"
 	echo "vcpus = 2"
-	echo "disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=$_loop' ]"
+	echo "disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=$(cat "/run/xps/ab-$_ps.loop")' ]"
 }
 
 arm64_blk_domU_cmdline() { echo "module_blacklist=xen_blkfront"; }

@@ -25,19 +25,15 @@ BA_BS=${XPS_SCN_BENCH_BS:-1m}
 bench_a64_domus=$(for _s in $BA_SIZES; do printf 'b%s ' "$_s"; done)
 bench_a64_budget=$(( 300 + BA_REPS * $(echo "$BA_VARIANTS" | wc -w) * 150 ))
 
-bench_a64_dom0_prepare() {
-	for _s in $BA_SIZES; do
-		truncate -s 160M "/tmp/ba-$_s.img" || return 1
-		_l=$(losetup -f) && losetup "$_l" "/tmp/ba-$_s.img" || return 1
-		echo "$_l" >"/run/xps/ba-$_s.loop"
-	done
-}
+# a64_loops, a64_guest
+[ -f /xps/scenarios/arm64-blk.sh ] && . /xps/scenarios/arm64-blk.sh
+
+# shellcheck disable=SC2086
+bench_a64_dom0_prepare() { a64_loops ba 160 $BA_SIZES; }
 
 # No disk at boot: each run's driver is loaded before its disk comes.
 bench_a64_domU_cfg() {
-	_ps=${1#b}
-	echo "kernel = \"/root/Image-$_ps\""
-	echo "ramdisk = \"/xps/domU-$_ps.cpio\""
+	a64_guest "${1#b}"
 	echo "memory = 768"
 	echo "vcpus = 2"
 }
