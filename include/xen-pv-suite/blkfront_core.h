@@ -124,7 +124,8 @@ struct xbf_direct_piece {
 	unsigned int len;
 };
 
-unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len);
+unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len,
+			       unsigned int sector_size);
 bool xbf_direct_next(struct xbf_copy_iter *it, struct xbf_direct_piece *p);
 
 /* ---- request ids and response validation ---- */

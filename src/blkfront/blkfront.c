@@ -635,7 +635,8 @@ static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 
 /*
  * Plan a zero-copy request: one segment per 4 KB piece of the block
- * layer's pages.  Return: 0, or -EINVAL (a piece not sector-aligned) or
+ * layer's pages.  Return: 0, or -EINVAL (a piece not a whole number of
+ * the disk's logical blocks) or
  * -E2BIG (more segments than the request limits allow): copy instead.
  */
 static int xbf_plan_zero_copy(struct xbf_info *info, struct request *rq,
@@ -646,7 +647,8 @@ static int xbf_plan_zero_copy(struct xbf_info *info, struct request *rq,
 	unsigned int k, n = 0;
 
 	rq_for_each_segment(bv, rq, iter) {
-		k = xbf_direct_pieces(bv.bv_offset, bv.bv_len);
+		k = xbf_direct_pieces(bv.bv_offset, bv.bv_len,
+				      info->sector_size);
 		if (!k)
 			return -EINVAL;
 		n += k;

@@ -180,14 +180,22 @@ bool xbf_copy_next(struct xbf_copy_iter *it, struct xbf_copy_frag *f)
  * xbf_direct_pieces - grants a zero-copy segment needs
  * @page_off: byte offset of the segment in its first page
  * @len: segment length
+ * @sector_size: the disk's logical block size (512 to 4096, a power of 2)
+ *
+ * The segment is cut at 4 KB frame boundaries, one grant per piece.  The
+ * backend refuses a segment that is not a whole number of logical blocks
+ * (blkback answers BLKIF_RSP_ERROR), and since @sector_size divides 4096
+ * every piece of a segment whose offset and length are multiples of it
+ * is one too.
  *
  * Return: the number of 4 KB frames the segment touches, or 0 if it
  * cannot be granted in place: empty, or offset or length not a
- * multiple of 512 (a grant carries whole sectors).
+ * multiple of @sector_size.
  */
-unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len)
+unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len,
+			       unsigned int sector_size)
 {
-	unsigned long mask = (1UL << XBF_SECTOR_SHIFT) - 1;
+	unsigned long mask = (unsigned long)sector_size - 1;
 	unsigned long first, last;
 
 	if (!len || (page_off & mask) || (len & mask))

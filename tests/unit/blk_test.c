@@ -400,12 +400,13 @@ static void test_ring_accounting(void)
  * names exactly its bytes, and the count matches xbf_direct_pieces().
  * A misaligned segment is refused (the caller copies it instead).
  */
-static void bt_direct_one(unsigned long off, unsigned long len)
+static void bt_direct_one(unsigned long off, unsigned long len,
+			  unsigned int ss)
 {
 	struct xbf_direct_piece pc;
 	struct xbf_copy_iter it;
 	unsigned long pos = off, done = 0;
-	unsigned int n = 0, want = xbf_direct_pieces(off, len);
+	unsigned int n = 0, want = xbf_direct_pieces(off, len, ss);
 
 	XT_CHECK(want, "off %lu len %lu refused", off, len);
 	xbf_copy_iter_init(&it, off, 0, len);
@@ -428,6 +429,11 @@ static void bt_direct_one(unsigned long off, unsigned long len)
 		XT_CHECK(n == 0 || pc.first_sect == 0,
 			 "off %lu len %lu: inner piece not frame-aligned", off,
 			 len);
+		/* blkback: a segment is whole logical blocks, or an error */
+		XT_CHECK(!((pc.first_sect << XBF_SECTOR_SHIFT) % ss) &&
+			 !(pc.len % ss), "off %lu len %lu: piece %u+%u is not "
+			 "whole %u-byte sectors", off, len,
+			 pc.first_sect << XBF_SECTOR_SHIFT, pc.len, ss);
 		pos += pc.len;
 		done += pc.len;
 		n++;
@@ -446,22 +452,37 @@ static void test_direct(void)
 	unsigned int i;
 	struct xbf_plan pl;
 
-	XT_CHECK(xbf_direct_pieces(0, g) == 1, "aligned 4 KB");
-	XT_CHECK(xbf_direct_pieces(512, g) == 2, "4 KB at 512");
-	XT_CHECK(xbf_direct_pieces(g - 512, 1024) == 2, "1 KB across a frame");
-	XT_CHECK(xbf_direct_pieces(0, p) == p / g, "one page");
-	XT_CHECK(!xbf_direct_pieces(0, 0), "empty");
-	XT_CHECK(!xbf_direct_pieces(1, 512), "odd offset");
-	XT_CHECK(!xbf_direct_pieces(0, 700), "odd length");
-	bt_direct_one(0, 512);
-	bt_direct_one(g - 512, 1024);
-	bt_direct_one(p - 512, 512);
-	bt_direct_one(0, p);
+	XT_CHECK(xbf_direct_pieces(0, g, 512) == 1, "aligned 4 KB");
+	XT_CHECK(xbf_direct_pieces(512, g, 512) == 2, "4 KB at 512");
+	XT_CHECK(xbf_direct_pieces(g - 512, 1024, 512) == 2,
+		 "1 KB across a frame");
+	XT_CHECK(xbf_direct_pieces(0, p, 512) == p / g, "one page");
+	XT_CHECK(!xbf_direct_pieces(0, 0, 512), "empty");
+	XT_CHECK(!xbf_direct_pieces(1, 512, 512), "odd offset");
+	XT_CHECK(!xbf_direct_pieces(0, 700, 512), "odd length");
+	/* 4 KB logical blocks: only whole, aligned blocks go in place */
+	XT_CHECK(xbf_direct_pieces(0, g, 4096) == 1, "4Kn aligned");
+	XT_CHECK(!xbf_direct_pieces(512, g, 4096), "4Kn at 512");
+	XT_CHECK(!xbf_direct_pieces(0, 3584, 4096), "4Kn short");
+	XT_CHECK(!xbf_direct_pieces(2048, 2048, 4096), "4Kn half frame");
+	XT_CHECK(xbf_direct_pieces(1024, 3072, 1024) == 1, "1 KB sectors");
+	XT_CHECK(!xbf_direct_pieces(512, 1024, 1024), "1 KB sectors at 512");
+	bt_direct_one(0, 512, 512);
+	bt_direct_one(g - 512, 1024, 512);
+	bt_direct_one(p - 512, 512, 512);
+	bt_direct_one(0, p, 512);
+	bt_direct_one(0, p, 4096);
 	for (i = 0; i < 20000 && !xt_failed; i++) {
+		unsigned int ss = 512U << xt_below(4);
 		unsigned long off = xt_below(p / 512) * 512;
 		unsigned long len = (1 + xt_below(2 * p / 512)) * 512;
 
-		bt_direct_one(off, len);
+		if (xbf_direct_pieces(off, len, ss)) {
+			bt_direct_one(off, len, ss);
+		} else {
+			XT_CHECK(off % ss || len % ss, "ss %u off %lu len %lu "
+				 "refused", ss, off, len);
+		}
 	}
 	/* a plan over more grants than the bytes pack into */
 	XT_CHECK(!xbf_plan_segs(12, 11 * g, 0, &pl) && pl.nr_parts == 2 &&

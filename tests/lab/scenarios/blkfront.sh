@@ -21,6 +21,12 @@
 #                   verifies; requests went out granted in place (more
 #                   grants than requests: unaligned pieces), no bounce
 #                   copy but for counted fallbacks, errors 0
+#   zero-copy-4k    (still feature_persistent=0) xvdc has 4 KB logical
+#                   sectors (a loop device with --sector-size 4096): fio
+#                   with buffers at 512 B offsets verifies, those requests
+#                   are copied (counted fallbacks: blkback refuses a
+#                   segment that is not whole logical blocks), aligned
+#                   ones still go in place, errors 0
 #   var-copy        feature_persistent=0 zero_copy=0: copied again
 #   cycles          unbind/bind and unbind+rmmod/modprobe cycles, each followed
 #                   by a verify-only pass over data written before
@@ -33,7 +39,7 @@
 #   leaks           no grant-pool pages/grants live after the last rmmod
 # Figures (IOPS, counters) are reported in the details, never judged.
 
-blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist zero-copy var-copy var-q1 var-order2 var-noindirect cycles fs detach attach leaks"
+blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist zero-copy zero-copy-4k var-copy var-q1 var-order2 var-noindirect cycles fs detach attach leaks"
 blkfront_budget=900
 blkfront_domus="bf"
 BF_MOD=xen-blkfront-64k
@@ -45,12 +51,15 @@ blkfront_dom0_prepare() {
 	truncate -s 128M /tmp/bf-b.img || return 1
 	BF_LOOPA=$(losetup -f --show /tmp/bf-a.img) || return 1
 	BF_LOOPB=$(losetup -f --show /tmp/bf-b.img) || return 1
+	# xvdc: 4 KB logical sectors (blkback writes sector-size 4096)
+	truncate -s 32M /tmp/bf-c.img || return 1
+	BF_LOOPC=$(losetup -f --show --sector-size 4096 /tmp/bf-c.img) || return 1
 }
 
 blkfront_domU_cfg() {
 	echo "memory = 512"
 	echo "vcpus = 2"
-	echo "disk = [ 'format=raw, vdev=xvda, access=rw, target=$BF_LOOPA', 'format=raw, vdev=xvdb, access=rw, target=$BF_LOOPB' ]"
+	echo "disk = [ 'format=raw, vdev=xvda, access=rw, target=$BF_LOOPA', 'format=raw, vdev=xvdb, access=rw, target=$BF_LOOPB', 'format=raw, vdev=xvdc, access=rw, script=xps-block, target=$BF_LOOPC' ]"
 }
 
 # The stock driver must never bind; info lines on the console as they come.
@@ -216,6 +225,37 @@ bf_zero_copy() {
 	fi
 }
 
+# bf_zero_copy_4k: step zero-copy-4k on xvdc (4 KB logical sectors), with
+# the module loaded feature_persistent=0
+bf_zero_copy_4k() {
+	wait_for 10 test -r /sys/block/xvdc/xps/zero_copy
+	_lbs=$(cat /sys/block/xvdc/queue/logical_block_size 2>/dev/null)
+	if [ "$_lbs" != 4096 ] || [ "$(bf_x xvdc zero_copy)" != 1 ]; then
+		bf_step zero-copy-4k FAIL "want xvdc with 4096 B logical sectors, zero_copy=1: lbs=${_lbs:-none} $(bf_xps xvdc zero_copy persistent)"
+		return
+	fi
+	_z0=$(bf_x xvdc zero_copy_requests) _f0=$(bf_x xvdc zero_copy_fallbacks) _e0=$(bf_errs xvdc)
+	_o= _o2=
+	# buffers at 512 B offsets: every 4 KB block straddles two frames
+	if _o=$(bf_fio zc4k-unaligned 120 --name=zc4u --filename=/dev/xvdc --rw=randwrite \
+		--bssplit=4k/50:16k/25:64k/25 --blockalign=4k --iomem_align=512 --size=4M \
+		--iodepth=8 --verify=sha256) &&
+	   _o2=$(bf_fio zc4k-aligned 120 --name=zc4a --filename=/dev/xvdc --rw=randwrite \
+		--bssplit=4k/50:64k/30:1m/20 --offset=8M --size=4M --iodepth=8 --verify=crc32c); then :
+	else
+		bf_step zero-copy-4k FAIL "verify: ${_o2:-$_o} $(bf_xps xvdc zero_copy_requests zero_copy_fallbacks errors_io) dmesg: $(dmesg | grep -iE 'vbd|xvdc' | tail -n 2 | tr '\n' ' ')"
+		return
+	fi
+	_dz=$(( $(bf_x xvdc zero_copy_requests) - _z0 )) _df=$(( $(bf_x xvdc zero_copy_fallbacks) - _f0 ))
+	_de=$(( $(bf_errs xvdc) - _e0 ))
+	_st="lbs 4096: in place +$_dz, copied (fallbacks) +$_df, errors +$_de; 512 B-offset buffers $_o; aligned $_o2"
+	if [ "$_dz" -gt 0 ] && [ "$_df" -gt 0 ] && [ "$_de" = 0 ]; then
+		bf_step zero-copy-4k PASS "$_st"
+	else
+		bf_step zero-copy-4k FAIL "want in place > 0, fallbacks > 0, errors 0: $_st"
+	fi
+}
+
 # bf_fs: ext4 on xvda, a tree written, compared after a remount, fsck'ed
 bf_fs() {
 	[ -x /usr/bin/mke2fs ] && [ -x /usr/bin/e2fsck ] || { echo "mke2fs/e2fsck missing from the domU image"; return 1; }
@@ -328,6 +368,7 @@ blkfront_domU() {
 	# 4. parameter variants (module reloads)
 	bf_variant var-nopersist persistent 0 feature_persistent=0
 	bf_zero_copy
+	bf_zero_copy_4k
 	bf_variant var-copy zero_copy 0 feature_persistent=0 zero_copy=0
 	bf_variant var-q1 nr_queues 1 max_queues=1
 	bf_variant var-order2 ring_pages 4 max_ring_page_order=2
