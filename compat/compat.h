@@ -106,6 +106,30 @@ xps_blk_mq_alloc_disk(struct blk_mq_tag_set *set, struct queue_limits *lim,
 #endif
 	return disk;
 }
+
+/*
+ * Switch the disk's volatile write cache (flushes) on or off after it was
+ * allocated: off when the backend shows that it cannot flush, back on if
+ * a later backend can.  Process context.  The queue is not frozen: a
+ * freeze would wait for requests a frontend may hold until its backend
+ * lets go of their pages, and a flush that was already queued is harmless
+ * (the driver completes it at once when it no longer flushes).
+ */
+static inline int xps_blk_set_write_cache(struct gendisk *disk, bool on)
+{
+#ifdef HAVE_BLK_FEAT_FLAGS
+	struct queue_limits lim = queue_limits_start_update(disk->queue);
+
+	if (on)
+		lim.features |= BLK_FEAT_WRITE_CACHE;
+	else
+		lim.features &= ~(BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA);
+	return queue_limits_commit_update(disk->queue, &lim);
+#else
+	blk_queue_write_cache(disk->queue, on, false);
+	return 0;
+#endif
+}
 #endif /* XPS_BLOCK */
 
 #endif /* XPS_COMPAT_H */

@@ -181,6 +181,18 @@ enum xbf_verdict {
 #define XBF_BLKIF_RSP_EOPNOTSUPP	(-2)
 #define XBF_BLKIF_RSP_ERROR		(-1)
 #define XBF_BLKIF_RSP_OKAY		0
+#define XBF_BLKIF_OP_READ		0
+#define XBF_BLKIF_OP_WRITE		1
+#define XBF_BLKIF_OP_WRITE_BARRIER	2
+#define XBF_BLKIF_OP_FLUSH_DISKCACHE	3
+#define XBF_BLKIF_OP_DISCARD		5
+
+/* What a validated response means for its block request. */
+enum xbf_outcome {
+	XBF_OUT_OK,
+	XBF_OUT_IOERR,
+	XBF_OUT_NOTSUPP,
+};
 
 int xbf_idtab_init(struct xbf_idtab *t, unsigned int size);
 void xbf_idtab_destroy(struct xbf_idtab *t);
@@ -190,6 +202,8 @@ void xbf_id_put(struct xbf_idtab *t, unsigned int id);
 enum xbf_verdict xbf_rsp_check(struct xbf_idtab *t, u64 id, u8 op,
 			       int status, unsigned long *cookie, u8 *part);
 const char *xbf_verdict_str(enum xbf_verdict v);
+enum xbf_outcome xbf_rsp_outcome(u8 op, enum xbf_verdict v,
+				 unsigned int nr_segs, bool *stop_flush);
 
 /* ---- ring index accounting (RING_IDX arithmetic, wraps at 2^32) ---- */
 

@@ -49,6 +49,13 @@
 #include <xen-pv-suite/grant_pool.h>
 #include <xen-pv-suite/blkfront_core.h>
 
+/* blkfront_core.h repeats these for the userspace tests */
+static_assert(XBF_BLKIF_OP_READ == BLKIF_OP_READ);
+static_assert(XBF_BLKIF_OP_WRITE == BLKIF_OP_WRITE);
+static_assert(XBF_BLKIF_OP_WRITE_BARRIER == BLKIF_OP_WRITE_BARRIER);
+static_assert(XBF_BLKIF_OP_FLUSH_DISKCACHE == BLKIF_OP_FLUSH_DISKCACHE);
+static_assert(XBF_BLKIF_OP_DISCARD == BLKIF_OP_DISCARD);
+
 #define XBF_DRV_NAME		"vbd-64k"
 #define XBF_PARTS_PER_DISK	16
 #define XBF_PARTS_PER_EXT_DISK	256
@@ -128,6 +135,7 @@ struct xbf_stats {
 	atomic64_t zc_requests;	/* requests granted in place */
 	atomic64_t zc_grants;	/* grants of the block layer's pages */
 	atomic64_t zc_fallbacks; /* zero-copy requests copied after all */
+	atomic64_t flush_stops;	/* backend showed it cannot flush */
 	atomic64_t errors[XBF_ERR_NR];
 	/* pool counters of pools already destroyed */
 	atomic64_t pool_issued;
@@ -177,6 +185,7 @@ struct xbf_info {
 	bool leaked;			/* ring pages kept: backend mapped them */
 	struct work_struct kill_work;
 	struct work_struct add_work;	/* device_add_disk(), see xbf_add_work() */
+	struct work_struct wc_work;	/* write cache on/off, xbf_wc_work() */
 	/* negotiated at talk time */
 	unsigned int nr_rings;
 	unsigned int ring_order;
@@ -472,6 +481,60 @@ static void xbf_kill_work(struct work_struct *work)
 				 "frontend disabled the device");
 }
 
+/*
+ * The backend cannot flush: stop sending flushes (they complete at once)
+ * and tell the block layer the disk has no volatile cache, from process
+ * context (xbf_wc_work()).  Any context.
+ */
+static void xbf_stop_flush(struct xbf_info *info, u8 op, enum xbf_verdict v)
+{
+	if (!xchg(&info->flush_op, 0))
+		return;
+	atomic64_inc(&info->stats.flush_stops);
+	dev_warn(&info->xbdev->dev,
+		 "backend answered a %s with '%s': flushes stop, the disk is treated as write-through\n",
+		 op == BLKIF_OP_WRITE_BARRIER ? "write barrier" : "cache flush",
+		 xbf_verdict_str(v));
+	schedule_work(&info->wc_work);
+}
+
+/* A response that is not OKAY: what it means for the request. */
+static void xbf_rsp_failed(struct xbf_info *info, struct xbf_rq *pdu, u8 op,
+			   enum xbf_verdict v)
+{
+	bool stop = false;
+
+	xbf_count_err(info, v == XBF_RSP_ERROR ? XBF_ERR_IO : XBF_ERR_NOTSUPP);
+	switch (xbf_rsp_outcome(op, v, pdu->nr_segs, &stop)) {
+	case XBF_OUT_OK:
+		break;
+	case XBF_OUT_NOTSUPP:
+		pdu->status = BLK_STS_NOTSUPP;
+		break;
+	default:
+		pdu->status = BLK_STS_IOERR;
+		break;
+	}
+	if (stop)
+		xbf_stop_flush(info, op, v);
+}
+
+static void xbf_wc_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(work, struct xbf_info, wc_work);
+	int err;
+
+	mutex_lock(&info->mutex);
+	if (info->gd) {
+		err = xps_blk_set_write_cache(info->gd, READ_ONCE(info->flush_op));
+		if (err)
+			dev_warn(&info->xbdev->dev,
+				 "updating the write cache setting failed (%d)\n",
+				 err);
+	}
+	mutex_unlock(&info->mutex);
+}
+
 static irqreturn_t xbf_interrupt(int irq, void *dev_id)
 {
 	struct xbf_ring *ring = dev_id;
@@ -524,13 +587,8 @@ again:
 		}
 		rq = (struct request *)cookie;
 		pdu = blk_mq_rq_to_pdu(rq);
-		if (v == XBF_RSP_ERROR) {
-			xbf_count_err(info, XBF_ERR_IO);
-			pdu->status = BLK_STS_IOERR;
-		} else if (v == XBF_RSP_NOTSUPP) {
-			xbf_count_err(info, XBF_ERR_NOTSUPP);
-			pdu->status = BLK_STS_NOTSUPP;
-		}
+		if (v != XBF_RSP_OKAY)
+			xbf_rsp_failed(info, pdu, rsp.operation, v);
 		if (!--pdu->parts_left)
 			xbf_finish_rq(ring, rq, pdu);
 	}
@@ -807,11 +865,12 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 	memset(&plan, 0, sizeof(plan));
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
-		if (!info->flush_op) {
+		/* 0 also after the backend showed it cannot flush */
+		op = READ_ONCE(info->flush_op);
+		if (!op) {
 			blk_mq_end_request(rq, BLK_STS_OK);
 			return BLK_STS_OK;
 		}
-		op = info->flush_op;
 		req.operation = op;
 		req.u.rw.handle = info->handle;
 		break;
@@ -1364,11 +1423,13 @@ XBF_STAT_ATTR(requeued, XBF_ST(requeued));
 XBF_STAT_ATTR(zero_copy_requests, XBF_ST(zc_requests));
 XBF_STAT_ATTR(zero_copy_grants, XBF_ST(zc_grants));
 XBF_STAT_ATTR(zero_copy_fallbacks, XBF_ST(zc_fallbacks));
+XBF_STAT_ATTR(flush_stops, XBF_ST(flush_stops));
 XBF_STAT_ATTR(errors_revoke, XBF_ST(errors[XBF_ERR_REVOKE]));
 XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
 XBF_STAT_ATTR(persistent, info->persistent);
 XBF_STAT_ATTR(trusted, info->trusted);
 XBF_STAT_ATTR(zero_copy, info->zero_copy);
+XBF_STAT_ATTR(flush, READ_ONCE(info->flush_op) != 0);
 XBF_STAT_ATTR(nr_queues, info->nr_rings);
 XBF_STAT_ATTR(ring_pages, 1U << info->ring_order);
 XBF_STAT_ATTR(max_indirect_segments, info->max_indirect);
@@ -1452,6 +1513,7 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_zero_copy_requests.attr,
 	&dev_attr_zero_copy_grants.attr,
 	&dev_attr_zero_copy_fallbacks.attr,
+	&dev_attr_flush_stops.attr,
 	&dev_attr_grants_issued.attr,
 	&dev_attr_grants_reused.attr,
 	&dev_attr_grant_ops_saved.attr,
@@ -1464,6 +1526,7 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_persistent.attr,
 	&dev_attr_trusted.attr,
 	&dev_attr_zero_copy.attr,
+	&dev_attr_flush.attr,
 	&dev_attr_nr_queues.attr,
 	&dev_attr_ring_pages.attr,
 	&dev_attr_max_indirect_segments.attr,
@@ -1703,6 +1766,8 @@ static void xbf_connect(struct xbf_info *info)
 		queue_work(system_long_wq, &info->add_work);
 	} else {
 		atomic64_inc(&info->stats.resumes);
+		/* the new backend may flush where the old did not, or not */
+		schedule_work(&info->wc_work);
 		set_capacity_and_notify(info->gd, info->sectors);
 		blk_mq_unquiesce_queue(info->gd->queue);
 		blk_mq_kick_requeue_list(info->gd->queue);
@@ -1849,6 +1914,7 @@ static int xbf_probe(struct xenbus_device *dev,
 	INIT_LIST_HEAD(&info->node);
 	INIT_WORK(&info->kill_work, xbf_kill_work);
 	INIT_WORK(&info->add_work, xbf_add_work);
+	INIT_WORK(&info->wc_work, xbf_wc_work);
 	err = xbf_parse_vdevice(info);
 	if (err)
 		goto fail;
@@ -1904,6 +1970,7 @@ static void xbf_remove(struct xenbus_device *dev)
 	xbf_teardown(info, false);
 	mutex_unlock(&info->mutex);
 	flush_work(&info->kill_work);
+	cancel_work_sync(&info->wc_work);
 	if (info->gd)
 		put_disk(info->gd);
 	if (info->tag_set_ready)

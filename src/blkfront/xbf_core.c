@@ -385,6 +385,39 @@ const char *xbf_verdict_str(enum xbf_verdict v)
 	return (unsigned int)v < XBF_RSP_NR ? names[v] : "?";
 }
 
+/**
+ * xbf_rsp_outcome - what a valid response means for its request
+ * @op: the request's operation (XBF_BLKIF_OP_*)
+ * @v: the response's verdict: XBF_RSP_OKAY, _ERROR or _NOTSUPP
+ * @nr_segs: data segments of the request (0 for an empty flush)
+ * @stop_flush: set to true when the backend showed that it cannot flush
+ *	or drain: no more flushes should be sent to it (else unchanged)
+ *
+ * A flush or barrier the backend does not support (EOPNOTSUPP; blkback
+ * also writes feature-flush-cache = 0 then) has nothing to flush: the
+ * request succeeds and flushing stops, as in mainline.  Older backends
+ * answered an empty barrier they could not honour with a plain ERROR,
+ * which is read the same way.  A flush that failed with ERROR is a real
+ * failure (the disk's cache could not be written back) and stays one.
+ *
+ * Return: the outcome to complete the request with.
+ */
+enum xbf_outcome xbf_rsp_outcome(u8 op, enum xbf_verdict v,
+				 unsigned int nr_segs, bool *stop_flush)
+{
+	bool flush = op == XBF_BLKIF_OP_FLUSH_DISKCACHE ||
+		     op == XBF_BLKIF_OP_WRITE_BARRIER;
+
+	if (v == XBF_RSP_OKAY)
+		return XBF_OUT_OK;
+	if (flush && (v == XBF_RSP_NOTSUPP ||
+		      (op == XBF_BLKIF_OP_WRITE_BARRIER && !nr_segs))) {
+		*stop_flush = true;
+		return XBF_OUT_OK;
+	}
+	return v == XBF_RSP_NOTSUPP ? XBF_OUT_NOTSUPP : XBF_OUT_IOERR;
+}
+
 /* ---- ring indexes ---- */
 
 /**

@@ -374,6 +374,40 @@ static void test_rsp_random(void)
 	xbf_idtab_destroy(&t);
 }
 
+/* Flush and barrier answers: downgraded where the backend cannot flush. */
+static void test_rsp_outcome(void)
+{
+	const u8 flush = XBF_BLKIF_OP_FLUSH_DISKCACHE;
+	const u8 barrier = XBF_BLKIF_OP_WRITE_BARRIER;
+	bool stop = false;
+
+	XT_CHECK(xbf_rsp_outcome(flush, XBF_RSP_NOTSUPP, 0, &stop) ==
+		 XBF_OUT_OK && stop, "flush EOPNOTSUPP: ok, stop flushing");
+	stop = false;
+	XT_CHECK(xbf_rsp_outcome(barrier, XBF_RSP_NOTSUPP, 0, &stop) ==
+		 XBF_OUT_OK && stop, "barrier EOPNOTSUPP: ok, stop");
+	stop = false;
+	XT_CHECK(xbf_rsp_outcome(barrier, XBF_RSP_ERROR, 0, &stop) ==
+		 XBF_OUT_OK && stop, "empty barrier ERROR: ok, stop");
+	stop = false;
+	XT_CHECK(xbf_rsp_outcome(barrier, XBF_RSP_ERROR, 3, &stop) ==
+		 XBF_OUT_IOERR && !stop, "barrier with data ERROR");
+	XT_CHECK(xbf_rsp_outcome(flush, XBF_RSP_ERROR, 0, &stop) ==
+		 XBF_OUT_IOERR && !stop, "flush ERROR is a real failure");
+	XT_CHECK(xbf_rsp_outcome(flush, XBF_RSP_OKAY, 0, &stop) ==
+		 XBF_OUT_OK && !stop, "flush ok");
+	XT_CHECK(xbf_rsp_outcome(XBF_BLKIF_OP_WRITE, XBF_RSP_NOTSUPP, 4,
+				 &stop) == XBF_OUT_NOTSUPP && !stop,
+		 "write EOPNOTSUPP");
+	XT_CHECK(xbf_rsp_outcome(XBF_BLKIF_OP_DISCARD, XBF_RSP_NOTSUPP, 0,
+				 &stop) == XBF_OUT_NOTSUPP && !stop,
+		 "discard EOPNOTSUPP");
+	XT_CHECK(xbf_rsp_outcome(XBF_BLKIF_OP_READ, XBF_RSP_ERROR, 1, &stop) ==
+		 XBF_OUT_IOERR && !stop, "read ERROR");
+	XT_CHECK(xbf_rsp_outcome(XBF_BLKIF_OP_READ, XBF_RSP_OKAY, 1, &stop) ==
+		 XBF_OUT_OK && !stop, "read ok");
+}
+
 static void test_ring_accounting(void)
 {
 	u32 nr;
@@ -505,6 +539,7 @@ static const struct xt_case bt_cases[] = {
 	{ "blk_direct", test_direct },
 	{ "blk_rsp_malformed", test_rsp_malformed },
 	{ "blk_rsp_random", test_rsp_random },
+	{ "blk_rsp_outcome", test_rsp_outcome },
 	{ "blk_ring_accounting", test_ring_accounting },
 };
 
