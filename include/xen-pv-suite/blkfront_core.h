@@ -34,8 +34,19 @@
 /* sizeof(struct blkif_request_segment) is 8: 512 per 4 KB indirect page */
 #define XBF_SEG_DESC_SIZE	8U
 #define XBF_SEGS_PER_INDIRECT	(XGP_GRANT_SIZE / XBF_SEG_DESC_SIZE)
-/* Ring requests one block request may be split into */
-#define XBF_MAX_PARTS		4U
+/*
+ * Most 4 KB data segments per block request (1 MB).  Linux's blkback
+ * offers 256 indirect segments at most, and a request this large can
+ * still be sent after a restore onto a backend without indirect
+ * segments: 24 plain ring requests fit the smallest ring (one page, 32
+ * entries).  It also keeps the per-request driver data a few KB (see
+ * struct xbf_limits).
+ */
+#define XBF_MAX_SEGS		256U
+/* blkif ring entries in one 4 KB page: __CONST_RING_SIZE(blkif, 4096) */
+#define XBF_MIN_RING_SIZE	32U
+/* Ring requests one block request may be split into: 256 / 11, rounded up */
+#define XBF_MAX_PARTS		24U
 
 /**
  * struct xbf_plan - how one block request goes onto the ring
@@ -55,6 +66,25 @@ struct xbf_plan {
 	unsigned int nr_indirect;
 };
 
+/**
+ * struct xbf_limits - request sizes, fixed when the tag set is made
+ * @max_bytes: largest block request (the queue's max_hw_sectors)
+ * @max_segs: 4 KB data segments of the largest request
+ * @slots_per_rq: grant slots a request may need under ANY later limit
+ *	(data segments plus indirect pages): the requests in flight at a
+ *	restore are re-split for the new backend's limits, which may allow
+ *	fewer indirect segments, or none
+ * @max_parts: ring requests of the largest request under the first
+ *	limit (the queue depth is the ring size over this)
+ */
+struct xbf_limits {
+	unsigned int max_bytes;
+	unsigned int max_segs;
+	unsigned int slots_per_rq;
+	unsigned int max_parts;
+};
+
+int xbf_size_requests(unsigned int max_indirect_segs, struct xbf_limits *l);
 int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
 		     struct xbf_plan *p);
 int xbf_plan_segs(unsigned int nr_segs, unsigned long bytes,

@@ -84,7 +84,7 @@ static unsigned int xbf_max_indirect_segments = 128;
 module_param_named(max_indirect_segments, xbf_max_indirect_segments, uint,
 		   0644);
 MODULE_PARM_DESC(max_indirect_segments,
-		 "Most 4 KB segments per indirect request (default 128 = 512 KB per request at any page size; 0 or <= 11 disables indirect requests; capped by the backend and at 4096). Applies at the next connect.");
+		 "Most 4 KB segments per indirect request (default 128 = 512 KB per request at any page size; 0 or <= 11 disables indirect requests; capped by the backend and at 256). Sets the largest request at a device's first connect; every later connect (restore) splits requests anew for it and the backend.");
 
 static unsigned int xbf_max_queues = 4;
 module_param_named(max_queues, xbf_max_queues, uint, 0644);
@@ -162,6 +162,7 @@ struct xbf_ring {
 	struct xbf_idtab ids;
 	struct xgp_front_pool *pool;
 	struct work_struct grow_work;
+	bool stalled;			/* a request waited for room: rerun */
 	char name[XGP_NAME_LEN];
 };
 
@@ -203,12 +204,12 @@ struct xbf_info {
 	unsigned int sector_size;
 	unsigned int physical_sector_size;
 	unsigned int vdisk_info;
-	/* fixed at the first connect (tag set) */
-	unsigned int max_indirect;
+	unsigned int max_indirect;	/* segments per indirect request, 0: none */
+	/* fixed at the first connect (tag set, xbf_size_requests()) */
+	unsigned int nr_hw;		/* hardware queues; rings <= this */
 	unsigned int max_bytes;
 	unsigned int max_segs;		/* data segments per request */
-	unsigned int slots_per_rq;
-	unsigned int max_parts;
+	unsigned int slots_per_rq;	/* for any later re-split */
 	unsigned int depth;
 	struct xbf_stats stats;
 };
@@ -540,6 +541,7 @@ static irqreturn_t xbf_interrupt(int irq, void *dev_id)
 	struct xbf_ring *ring = dev_id;
 	struct xbf_info *info = ring->info;
 	unsigned int eoi = XEN_EOI_FLAG_SPURIOUS;
+	bool rerun = false;
 	unsigned long flags;
 	RING_IDX rp, cons;
 	int more;
@@ -596,8 +598,17 @@ again:
 	RING_FINAL_CHECK_FOR_RESPONSES(&ring->ring, more);
 	if (more)
 		goto again;
+	/*
+	 * Room again for a request that waited: rerun every hardware
+	 * queue, as another queue may share this ring (xbf_hctx_ring()).
+	 */
+	rerun = ring->stalled && eoi == 0;
+	if (rerun)
+		ring->stalled = false;
 out:
 	spin_unlock_irqrestore(&ring->lock, flags);
+	if (rerun && info->gd)
+		blk_mq_run_hw_queues(info->gd->queue, true);
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;
 }
@@ -637,6 +648,8 @@ static blk_status_t xbf_slot_wait(struct xbf_ring *ring)
 		schedule_work(&ring->grow_work);
 	spin_lock_irqsave(&ring->lock, flags);
 	busy = ring->ids.inflight;
+	if (busy)
+		ring->stalled = true;
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return busy ? BLK_STS_DEV_RESOURCE : BLK_STS_RESOURCE;
 }
@@ -714,7 +727,7 @@ static int xbf_plan_zero_copy(struct xbf_info *info, struct request *rq,
 			return -E2BIG;
 	}
 	if (xbf_plan_segs(n, blk_rq_bytes(rq), info->max_indirect, p) ||
-	    p->nr_parts > info->max_parts ||
+	    p->nr_parts > info->ring_size ||
 	    p->nr_indirect > info->slots_per_rq)
 		return -E2BIG;
 	return 0;
@@ -832,11 +845,22 @@ static void xbf_put_rw_part(struct xbf_ring *ring, struct request *rq,
 	ring->ring.req_prod_pvt++;
 }
 
+/*
+ * The ring of a hardware queue.  Fewer rings than hardware queues after a
+ * restore onto a backend that offers fewer: queues share them.  nr_rings
+ * changes only while the queue is quiesced (xbf_resume() to connect).
+ */
+static struct xbf_ring *xbf_hctx_ring(struct xbf_info *info,
+				      struct blk_mq_hw_ctx *hctx)
+{
+	return &info->rings[hctx->queue_num % info->nr_rings];
+}
+
 static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 				 const struct blk_mq_queue_data *bd)
 {
-	struct xbf_ring *ring = hctx->driver_data;
-	struct xbf_info *info = ring->info;
+	struct xbf_info *info = hctx->driver_data;
+	struct xbf_ring *ring = xbf_hctx_ring(info, hctx);
 	struct request *rq = bd->rq;
 	struct xbf_rq *pdu = blk_mq_rq_to_pdu(rq);
 	struct blkif_request req;
@@ -925,6 +949,8 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 			  ring->ring.nr_ents) < pdu->nr_parts ||
 	    ring->ids.size - ring->ids.inflight < pdu->nr_parts) {
 		xbf_release_rq(ring, rq, pdu);
+		/* a completion on this ring runs the queues again */
+		ring->stalled = true;
 		spin_unlock_irqrestore(&ring->lock, flags);
 		return BLK_STS_DEV_RESOURCE;
 	}
@@ -968,9 +994,9 @@ static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 {
 	struct xbf_info *info = data;	/* tag_set.driver_data */
 
-	if (index >= info->nr_rings)
+	if (index >= info->nr_hw)
 		return -EINVAL;
-	hctx->driver_data = &info->rings[index];
+	hctx->driver_data = info;
 	return 0;
 }
 
@@ -1212,18 +1238,27 @@ static int xbf_talk_to_backend(struct xbf_info *info)
 	if (!info->rings) {
 		nr = min3(READ_ONCE(xbf_max_queues), be_queues,
 			  num_online_cpus());
-		info->nr_rings = max(nr, 1U);
-	} else if (info->nr_rings > max(be_queues, 1U)) {
-		dev_err(&dev->dev, "backend now offers %u queue(s), %u in use\n",
-			be_queues, info->nr_rings);
-		return -EINVAL;
+		info->nr_hw = max(nr, 1U);
+		info->nr_rings = info->nr_hw;
+	} else {
+		/*
+		 * After a restore the backend (another dom0, other settings)
+		 * may offer fewer queues: the hardware queues then share
+		 * rings (xbf_hctx_ring()).  Never more rings than hardware
+		 * queues, which were fixed with the tag set.
+		 */
+		nr = min(info->nr_hw, max(be_queues, 1U));
+		if (nr != info->nr_rings)
+			dev_info(&dev->dev, "backend offers %u queue(s): %u ring(s) for %u hardware queue(s), was %u\n",
+				 be_queues, nr, info->nr_hw, info->nr_rings);
+		info->nr_rings = nr;
 	}
 	info->offer_persistent = READ_ONCE(xbf_feature_persistent);
 	info->trusted = READ_ONCE(xbf_trusted) &&
 			xenbus_read_unsigned(dev->nodename, "trusted", 1);
 
 	if (!info->rings) {
-		info->rings = kcalloc(info->nr_rings, sizeof(*info->rings),
+		info->rings = kcalloc(info->nr_hw, sizeof(*info->rings),
 				      GFP_NOIO);
 		if (!info->rings)
 			return -ENOMEM;
@@ -1611,7 +1646,7 @@ static int xbf_alloc_disk(struct xbf_info *info)
 
 	memset(&info->tag_set, 0, sizeof(info->tag_set));
 	info->tag_set.ops = &xbf_mq_ops;
-	info->tag_set.nr_hw_queues = info->nr_rings;
+	info->tag_set.nr_hw_queues = info->nr_hw;
 	info->tag_set.queue_depth = info->depth;
 	info->tag_set.numa_node = NUMA_NO_NODE;
 	info->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
@@ -1702,7 +1737,6 @@ static void xbf_connect(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 	unsigned int be_ind, want;
-	struct xbf_plan p;
 	bool first = !info->tag_set_ready;
 	int err;
 
@@ -1728,27 +1762,24 @@ static void xbf_connect(struct xbf_info *info)
 	xbf_read_features(info);
 	be_ind = xenbus_read_unsigned(dev->otherend,
 				      "feature-max-indirect-segments", 0);
-	want = xbf_effective_segs(be_ind, READ_ONCE(xbf_max_indirect_segments));
+	/*
+	 * Re-read at every connect: the requests in flight at a restore
+	 * are re-split in xbf_queue_rq() for whatever this backend allows,
+	 * within the sizes fixed at the first connect.
+	 */
+	want = READ_ONCE(xbf_max_indirect_segments);
+	info->max_indirect = xbf_effective_segs(be_ind, want);
 	if (first) {
-		info->max_indirect = want;
-		info->max_bytes = max_t(unsigned int,
-					(want ? want : XBF_MAX_DIRECT_SEGS) *
-					XGP_GRANT_SIZE, PAGE_SIZE);
-		if (xbf_plan_request(info->max_bytes, want, &p)) {
+		struct xbf_limits l;
+
+		if (xbf_size_requests(info->max_indirect, &l)) {
 			err = -EINVAL;
 			goto fail;
 		}
-		info->slots_per_rq = p.nr_grants + p.nr_indirect;
-		info->max_segs = p.nr_grants;
-		info->max_parts = p.nr_parts;
-		info->depth = max(info->ring_size / info->max_parts, 1U);
-	} else if (want < info->max_indirect) {
-		/* The queue limits cannot shrink under the filesystem. */
-		dev_err(&dev->dev,
-			"backend now allows %u indirect segments, %u in use\n",
-			be_ind, info->max_indirect);
-		err = -EINVAL;
-		goto fail;
+		info->max_bytes = l.max_bytes;
+		info->max_segs = l.max_segs;
+		info->slots_per_rq = l.slots_per_rq;
+		info->depth = max(info->ring_size / l.max_parts, 1U);
 	}
 
 	err = xbf_create_pools(info);

@@ -24,8 +24,46 @@ unsigned int xbf_effective_segs(unsigned int backend_max, unsigned int wanted)
 {
 	unsigned int n = min(backend_max, wanted);
 
-	n = min(n, XBF_MAX_INDIRECT_PAGES * XBF_SEGS_PER_INDIRECT);
+	n = min(n, XBF_MAX_SEGS);
 	return n <= XBF_MAX_DIRECT_SEGS ? 0 : n;
+}
+
+/**
+ * xbf_size_requests - the request sizes of a new tag set
+ * @max_indirect_segs: from xbf_effective_segs() at the first connect
+ * @l: filled with the limits
+ *
+ * The largest request carries @max_indirect_segs 4 KB segments (11
+ * without indirect segments), and at least one guest page.  Its slots
+ * are counted for the worst split any later backend can impose: plain
+ * requests (no indirect pages) or the fewest indirect segments per
+ * request (12, one indirect page per ring request).
+ *
+ * Return: 0, or -EINVAL if the largest request cannot be planned.
+ */
+int xbf_size_requests(unsigned int max_indirect_segs, struct xbf_limits *l)
+{
+	unsigned int segs = max_indirect_segs ? : XBF_MAX_DIRECT_SEGS;
+	unsigned int e, need;
+	struct xbf_plan p;
+
+	memset(l, 0, sizeof(*l));
+	if (segs > XBF_MAX_SEGS)
+		return -EINVAL;
+	l->max_bytes = max_t(unsigned long, segs * XGP_GRANT_SIZE,
+			     XGP_PAGE_SIZE);
+	if (xbf_plan_request(l->max_bytes, max_indirect_segs, &p))
+		return -EINVAL;
+	l->max_segs = p.nr_grants;
+	l->max_parts = p.nr_parts;
+	/* e = 0: plain requests; then every indirect limit a backend may set */
+	for (e = 0; e <= XBF_MAX_SEGS; e = e ? e + 1 : XBF_MAX_DIRECT_SEGS + 1) {
+		if (xbf_plan_request(l->max_bytes, e, &p))
+			return -EINVAL;
+		need = p.nr_grants + p.nr_indirect;
+		l->slots_per_rq = max(l->slots_per_rq, need);
+	}
+	return 0;
 }
 
 /**

@@ -92,13 +92,76 @@ static void test_plan_limits(void)
 	/* 513 segments need two indirect pages */
 	XT_CHECK(!xbf_plan_request(513 * g, 1024, &p) && p.nr_indirect == 2,
 		 "513 segs");
-	XT_CHECK(xbf_plan_request(45 * g, 0, &p) == -E2BIG, "45 plain grants");
+	XT_CHECK(!xbf_plan_request(XBF_MAX_PARTS * XBF_MAX_DIRECT_SEGS * g, 0,
+				   &p) && p.nr_parts == XBF_MAX_PARTS,
+		 "largest plain split");
+	XT_CHECK(xbf_plan_request((XBF_MAX_PARTS * XBF_MAX_DIRECT_SEGS + 1) * g,
+				  0, &p) == -E2BIG, "one grant more");
 	/* effective segments */
 	XT_CHECK(xbf_effective_segs(0, 128) == 0, "no backend indirect");
 	XT_CHECK(xbf_effective_segs(256, 128) == 128, "min");
 	XT_CHECK(xbf_effective_segs(8, 128) == 0, "<= 11 is plain");
-	XT_CHECK(xbf_effective_segs(100000, 100000) == 4096, "8 pages cap");
+	XT_CHECK(xbf_effective_segs(100000, 100000) == XBF_MAX_SEGS, "cap");
+	XT_CHECK(xbf_effective_segs(4096, 4096) == XBF_MAX_SEGS, "4096 capped");
 	XT_CHECK(xbf_effective_segs(256, 0) == 0, "param 0");
+}
+
+/*
+ * The request sizes fixed at the first connect hold for any backend met
+ * later (a restore onto another dom0, a lowered max_indirect_segments):
+ * the largest request can always be re-split into ring requests that
+ * fit the smallest ring and the slots set aside per request, and the
+ * per-request driver data stays small enough for the tag set (one
+ * slot pointer per slot, one 8-byte segment per data segment).
+ */
+static const unsigned int bt_lim[] = { 0, 1, 8, 11, 12, 13, 16, 32, 100, 128,
+				       255, 256, 257, 512, 1024, 4095, 4096,
+				       9999, 100000 };
+
+static void test_limits(void)
+{
+	unsigned int i, j, k, m;
+
+	for (i = 0; i < ARRAY_SIZE(bt_lim); i++)
+		for (j = 0; j < ARRAY_SIZE(bt_lim); j++) {
+			unsigned int eff = xbf_effective_segs(bt_lim[i], bt_lim[j]);
+			struct xbf_limits l;
+			unsigned long pdu;
+
+			XT_CHECK(!xbf_size_requests(eff, &l),
+				 "backend %u param %u: eff %u refused",
+				 bt_lim[i], bt_lim[j], eff);
+			XT_CHECK(l.max_bytes >= XGP_PAGE_SIZE &&
+				 l.max_segs * XGP_GRANT_SIZE == l.max_bytes,
+				 "eff %u: %u bytes in %u segs", eff, l.max_bytes,
+				 l.max_segs);
+			pdu = l.slots_per_rq * 8UL + l.max_segs * 8UL;
+			XT_CHECK(pdu <= 8192, "backend %u param %u: %lu bytes of "
+				 "driver data per request (%u slots, %u segs)",
+				 bt_lim[i], bt_lim[j], pdu, l.slots_per_rq,
+				 l.max_segs);
+			XT_CHECK(l.max_parts >= 1 &&
+				 l.max_parts <= XBF_MIN_RING_SIZE,
+				 "eff %u: %u parts", eff, l.max_parts);
+			/* every later limit: re-split, within the slots */
+			for (k = 0; k < ARRAY_SIZE(bt_lim); k++)
+				for (m = 0; m < ARRAY_SIZE(bt_lim); m++) {
+					unsigned int e2 = xbf_effective_segs(bt_lim[k],
+									     bt_lim[m]);
+					struct xbf_plan p;
+
+					XT_CHECK(!xbf_plan_request(l.max_bytes, e2, &p),
+						 "first eff %u (%u bytes), later %u: "
+						 "cannot be sent", eff, l.max_bytes, e2);
+					XT_CHECK(p.nr_parts <= XBF_MIN_RING_SIZE &&
+						 p.nr_grants + p.nr_indirect <=
+						 l.slots_per_rq,
+						 "first eff %u, later %u: %u parts, "
+						 "%u slots of %u", eff, e2, p.nr_parts,
+						 p.nr_grants + p.nr_indirect,
+						 l.slots_per_rq);
+				}
+		}
 }
 
 static void test_plan_random(void)
@@ -534,6 +597,7 @@ static void test_direct(void)
 static const struct xt_case bt_cases[] = {
 	{ "blk_plan_limits", test_plan_limits },
 	{ "blk_plan_random", test_plan_random },
+	{ "blk_limits", test_limits },
 	{ "blk_grant_sects", test_grant_sects },
 	{ "blk_copy", test_copy },
 	{ "blk_direct", test_direct },

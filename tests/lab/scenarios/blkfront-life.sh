@@ -23,10 +23,14 @@
 #   save-restore  twice: fio write+verify loops on all disks while dom0
 #                 runs xl save then xl restore (round 2 reloaded with
 #                 feature_persistent=0: zero-copy requests in flight on
-#                 xvda and xvdc); every loop passes before,
-#                 across and after, each disk counts one resume, xvdc
-#                 replays requests that were in flight, no error counter
-#                 moves, the reference data verifies
+#                 xvda and xvdc, and restored onto a smaller backend:
+#                 blkback offers one queue instead of two, and the
+#                 frontend's max_indirect_segments is lowered to 0, so
+#                 the replayed requests are re-split into plain ones);
+#                 every loop passes before, across and after, each disk
+#                 counts one resume, xvdc replays requests that were in
+#                 flight, no error counter moves, the reference data
+#                 verifies
 #   migrate       the same across xl migrate to localhost; a Xen that
 #                 cannot (no shadow paging: no log-dirty for PV guests)
 #                 refuses, the guest's suspend is cancelled, and the same
@@ -93,7 +97,7 @@ bfl_tail() {
 # does not take its absence for the end; under its new id it is served
 # again, with the request that started this counted as answered.
 bfl_move() {
-	_c=$1 _mn=$2 _old=$3 _seq=$4
+	_c=$1 _mn=$2 _old=$3 _seq=$4 _how=${6:-}
 	sleep "$5"
 	_t=$(up)
 	case "$_c" in
@@ -118,11 +122,17 @@ bfl_move() {
 		fi
 		if wait $_sp; then
 			_ts=$(since "$_t") _t=$(up)
+			# "small": restore onto a backend that offers one queue
+			# (blkback reads max_queues when it probes a device)
+			_mq=$(cat /sys/module/xen_blkback/parameters/max_queues)
+			[ "$_how" != small ] || echo 1 >/sys/module/xen_blkback/parameters/max_queues
 			if xl restore /tmp/bfl.chk >>/run/xps/bfl-xl.log 2>&1; then
 				_r="ok save=${_ts}s restore=$(since "$_t")s"
 			else
 				_r="error xl restore: $(tail -n 3 /run/xps/bfl-xl.log | tr '\n' ' ')"
 			fi
+			echo "$_mq" >/sys/module/xen_blkback/parameters/max_queues
+			[ "$_how" != small ] || _r="$_r; blkback max_queues 1 (was $_mq) for the restore"
 		else
 			_r="error xl save: $(tail -n 3 /run/xps/bfl-xl.log | tr '\n' ' ')"
 		fi
@@ -151,11 +161,11 @@ bfl_move() {
 blkfront_life_rpc() {
 	_dom=$1 _cmd=$2; shift 2
 	case "$_cmd" in
-	save-restore|migrate)
+	save-restore|migrate) # DELAY [small]
 		_name=$(xl domname "$_dom")
 		rm -f /run/xps/bfl-move.log
 		touch "/run/xps/$_name.busy"
-		bfl_move "$_cmd" "$_name" "$_dom" "$RPC_SEQ" "${1:-2}" 2>/dev/null &
+		bfl_move "$_cmd" "$_name" "$_dom" "$RPC_SEQ" "${1:-2}" "${2:-}" 2>/dev/null &
 		RPC_REPLY=ok ;;
 	move-log)
 		RPC_REPLY=$(cat /run/xps/bfl-move.log 2>/dev/null | tr "\n" " " | cut -c1-300)
@@ -230,7 +240,7 @@ bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
 # reports FAIL itself, returns 0 when the caller may report PASS.
 BFL_DISKS="xvda xvdb xvdc"
 bfl_move_step() {
-	_st=$1 _cmd=$2
+	_st=$1 _cmd=$2 _how=${3:-}
 	for _k in $BFL_DISKS; do
 		eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
 	done
@@ -240,7 +250,7 @@ bfl_move_step() {
 	bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
 		--numjobs=2 --offset_increment=2M & _pc=$!
 	wait_for 60 test -s /tmp/bfl-a.runs
-	_r=$(rpc "$_cmd" 2)
+	_r=$(rpc "$_cmd" 2 $_how)
 	_t=$(up) _m=pending
 	if [ "$_r" = ok ]; then
 		while [ "$(since "$_t")" -lt 400 ]; do
@@ -400,7 +410,25 @@ blkfront_life_domU() {
 			bf_step save-restore FAIL "reload with feature_persistent=0: $(bf_xps xvdc zero_copy persistent) $(bf_xps xvda zero_copy trusted)"
 			break
 		fi
-		if ! test -b /dev/xvda || ! bfl_move_step save-restore save-restore; then break; fi
+		# round 2 also restores onto a smaller backend: blkback
+		# offers 1 queue (was 2), and indirect segments are lowered
+		# to none, so requeued requests must be re-split
+		how= q0=
+		if [ $round = 2 ]; then
+			how=small q0=$(bf_x xvdc nr_queues)
+			echo 0 >"$BF_PARAMS/max_indirect_segments"
+		fi
+		if ! test -b /dev/xvda || ! bfl_move_step save-restore save-restore $how; then break; fi
+		if [ $round = 2 ]; then
+			echo 128 >"$BF_PARAMS/max_indirect_segments"
+			sm="queues $q0 -> $(bf_x xvdc nr_queues), indirect segments -> $(bf_x xvdc max_indirect_segments)"
+			if [ "$(bf_x xvdc nr_queues)" != 1 ] || [ "$(bf_x xvdc max_indirect_segments)" != 0 ] ||
+			   [ "$(bf_x xvda nr_queues)" != 1 ] || [ "$q0" != 2 ]; then
+				bf_step save-restore FAIL "round 2 onto a smaller backend: want queues 2 -> 1 and no indirect segments: $sm; $_d"
+				break
+			fi
+			_d="$_d; smaller backend: $sm"
+		fi
 		ok=$((ok + 1))
 		det="$det round $round ($(bf_xps xvdc persistent zero_copy)): $_d;"
 	done

@@ -167,6 +167,8 @@ bf_leaks_step() {
 }
 bf_drv() { basename "$(readlink "/sys/block/$1/device/driver" 2>/dev/null)"; }
 
+BF_PARAMS=/sys/module/xen_blkfront_64k/parameters
+
 # The data set the reload checks read back (fio regenerates the same
 # offsets and patterns with verify_only).
 BF_REF="--name=ref --filename=/dev/xvdb --rw=randwrite --bssplit=4k/50:64k/30:512k/20 --size=6M --iodepth=8 --verify=crc32c"

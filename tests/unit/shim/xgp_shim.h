@@ -38,6 +38,9 @@ typedef unsigned int gfp_t;
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define min(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
 		     _a < _b ? _a : _b; })
+#define max(a, b) ({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+		     _a > _b ? _a : _b; })
+#define max_t(t, a, b)	max((t)(a), (t)(b))
 
 /* Allocation with fault injection: see xgp_shim_fail_alloc_in. */
 extern long xgp_shim_fail_alloc_in;
