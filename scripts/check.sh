@@ -41,7 +41,7 @@ run_step() {
 		scripts/check-params.sh "$root"/build/lab-modules/*.ko ;;
 	matrix)	scripts/matrix.sh ;;
 	lab)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
-		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life qspinlock} ;;
+		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life blkfront-held qspinlock} ;;
 	# make dist, the .deb and both .rpm (lintian, rpmlint), the apt
 	# install / new kernel / upgrade / purge cycle in a Debian 12 chroot,
 	# then the lab booted with the modules DKMS built there

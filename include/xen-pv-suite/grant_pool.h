@@ -36,7 +36,7 @@ struct xgp_back_cache;
 struct xgp_front_pool *xgp_front_pool_create(const char *name, domid_t domid,
 					     unsigned int max_slots,
 					     unsigned int flags);
-void xgp_front_pool_destroy(struct xgp_front_pool *pool);
+unsigned int xgp_front_pool_destroy(struct xgp_front_pool *pool);
 int xgp_front_prefill(struct xgp_front_pool *pool, unsigned int nr_free,
 		      gfp_t gfp);
 struct xgp_slot *xgp_front_get(struct xgp_front_pool *pool);

@@ -37,6 +37,9 @@
 #include <linux/delay.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/wait.h>
 #include <xen/xen.h>
 #include <xen/xenbus.h>
 #include <xen/grant_table.h>
@@ -136,6 +139,7 @@ struct xbf_stats {
 	atomic64_t zc_grants;	/* grants of the block layer's pages */
 	atomic64_t zc_fallbacks; /* zero-copy requests copied after all */
 	atomic64_t flush_stops;	/* backend showed it cannot flush */
+	atomic64_t held_total;	/* requests held until their pages were released */
 	atomic64_t errors[XBF_ERR_NR];
 	/* pool counters of pools already destroyed */
 	atomic64_t pool_issued;
@@ -180,13 +184,23 @@ struct xbf_info {
 	unsigned int disk_idx;
 	u16 handle;
 	enum xbf_state state;
-	bool dead;			/* set once, never cleared */
-	bool dead_error;		/* killed for a fault, not a shutdown */
+	bool dead;			/* no new I/O; set once, never cleared */
+	bool dead_error;		/* killed: responses no longer read */
 	bool rings_live;		/* rings allocated and published */
 	bool leaked;			/* ring pages kept: backend mapped them */
 	struct work_struct kill_work;
 	struct work_struct add_work;	/* device_add_disk(), see xbf_add_work() */
 	struct work_struct wc_work;	/* write cache on/off, xbf_wc_work() */
+	/* requests whose pages the backend still maps, see xbf_hold() */
+	spinlock_t held_lock;
+	struct list_head held;
+	unsigned int nr_held;
+	unsigned int held_delay;	/* ms until the next retry */
+	struct delayed_work held_work;
+	wait_queue_head_t held_wq;
+	struct dentry *debugfs;
+	atomic_t inject_revoke_busy;	/* debugfs fault injection */
+	atomic_t inject_unsent;
 	/* negotiated at talk time */
 	unsigned int nr_rings;
 	unsigned int ring_order;
@@ -219,7 +233,7 @@ struct xbf_seg {
 	grant_ref_t gref;
 	u8 first_sect;
 	u8 last_sect;
-	bool busy;			/* zero copy: revoke failed */
+	bool busy;			/* zero copy: still mapped by the backend */
 };
 
 /*
@@ -230,12 +244,14 @@ struct xbf_seg {
 struct xbf_rq {
 	struct xbf_ring *ring;
 	struct xbf_seg *segs;
+	struct list_head held;		/* on xbf_info.held */
 	blk_status_t status;
 	u8 parts_left;
 	u8 nr_parts;
 	bool zero_copy;			/* segs grant the request's pages */
 	unsigned int nr_slots;
 	unsigned int nr_segs;
+	unsigned int nr_busy;		/* zero-copy grants still mapped */
 	struct xgp_slot *slots[];
 };
 
@@ -243,9 +259,28 @@ static LIST_HEAD(xbf_devices);
 static DEFINE_MUTEX(xbf_devices_lock);
 static bool xbf_major_registered;
 
+/*
+ * Module-wide totals, also of devices already removed (debugfs "stats"):
+ * what happened during an unbind stays readable after it.
+ */
+static struct {
+	atomic64_t errors[XBF_ERR_NR];
+	atomic64_t held_total;
+	atomic_t held_now;
+	atomic64_t pool_busy;	/* pool grants still mapped when destroyed */
+} xbf_totals;
+static struct dentry *xbf_debugfs_root;
+
+/* Backoff of the retries that end a held request's grants (ms). */
+#define XBF_HELD_RETRY_MIN	50U
+#define XBF_HELD_RETRY_MAX	2000U
+/* How long an unbind waits for the backend to answer what is in flight. */
+#define XBF_CLOSE_WAIT_MS	10000U
+
 static void xbf_count_err(struct xbf_info *info, enum xbf_err e)
 {
 	atomic64_inc(&info->stats.errors[e]);
+	atomic64_inc(&xbf_totals.errors[e]);
 }
 
 /* ---- killing a device ---- */
@@ -255,31 +290,73 @@ static bool xbf_dead(struct xbf_info *info)
 	return READ_ONCE(info->dead);
 }
 
+/* Killed for a fault: the backend's responses are no longer read. */
+static bool xbf_killed(struct xbf_info *info)
+{
+	return READ_ONCE(info->dead_error);
+}
+
 /*
- * Mark the device dead: from now on every request fails.  Outstanding
- * requests are failed by the kill work.  Callable from any context.
+ * Kill the device for a fault: from now on every request fails, the
+ * backend's responses are ignored, and the kill work fails what is
+ * outstanding.  Counts @why each time.  Callable from any context.
  */
 static void xbf_kill(struct xbf_info *info, enum xbf_err why, const char *what)
 {
-	if (xchg(&info->dead, true))
-		return;
-	WRITE_ONCE(info->dead_error, true);
 	xbf_count_err(info, why);
+	if (xchg(&info->dead_error, true))
+		return;
+	WRITE_ONCE(info->dead, true);
 	dev_err(&info->xbdev->dev,
 		"%s; device disabled, all I/O to it now fails\n", what);
 	schedule_work(&info->kill_work);
 }
 
-/* The same for an orderly end (unbind, backend closing): no error. */
+/*
+ * An orderly end (unbind, backend closing): new I/O fails, but what is in
+ * flight may still be answered.  The caller fails the rest (teardown).
+ */
 static void xbf_shutdown(struct xbf_info *info, const char *why)
 {
 	if (xchg(&info->dead, true))
 		return;
 	dev_info(&info->xbdev->dev, "%s; I/O to the device now fails\n", why);
-	schedule_work(&info->kill_work);
 }
 
-/* ---- data path ---- */
+/* ---- requests the backend still maps ---- */
+
+/* gnttab_try_end_foreign_access(), or a busy grant injected by debugfs */
+static bool xbf_try_end(struct xbf_info *info, grant_ref_t gref)
+{
+	if (atomic_add_unless(&info->inject_revoke_busy, -1, 0))
+		return false;
+	return gnttab_try_end_foreign_access(gref);
+}
+
+/*
+ * End the in-place grants of a zero-copy request with a checked revoke.
+ * Return: the grants the backend still maps (marked busy, counted in
+ * nr_busy); the request's pages must not go back to their owner while
+ * any is.
+ */
+static unsigned int xbf_end_zero_copy(struct xbf_info *info,
+				      struct xbf_rq *pdu)
+{
+	unsigned int i;
+
+	if (!pdu->zero_copy)
+		return 0;
+	pdu->nr_busy = 0;
+	for (i = 0; i < pdu->nr_segs; i++) {
+		pdu->segs[i].busy = !xbf_try_end(info, pdu->segs[i].gref);
+		pdu->nr_busy += pdu->segs[i].busy;
+	}
+	if (!pdu->nr_busy) {
+		pdu->zero_copy = false;
+		pdu->nr_segs = 0;
+	}
+	return pdu->nr_busy;
+}
 
 static void xbf_put_slots(struct xbf_ring *ring, struct xbf_rq *pdu)
 {
@@ -292,67 +369,124 @@ static void xbf_put_slots(struct xbf_ring *ring, struct xbf_rq *pdu)
 	pdu->nr_slots = 0;
 }
 
+/* Why a request is held: the backend's fault, or I/O it still has. */
+enum xbf_hold {
+	XBF_HOLD_INFLIGHT,	/* failed while the backend still had it */
+	XBF_HOLD_ANSWERED,	/* answered, yet its pages still mapped */
+	XBF_HOLD_UNSENT,	/* never sent, yet its pages mapped */
+};
+
 /*
- * End the in-place grants of a zero-copy request.  A grant the backend
- * still maps cannot be revoked: its page is pinned (an extra reference)
- * and the grant handed to the grant table's deferred end, so the page
- * never returns to the allocator while the backend can reach it.
- *
- * Return: the number of grants still mapped.
+ * Hold a request whose pages the backend still maps: it is not completed
+ * (its pages stay with the driver, so their owner cannot reuse them)
+ * until every grant has ended; xbf_held_work() retries, then completes
+ * it with an I/O error.  A backend that maps pages of a request it has
+ * answered, or was never sent, breaks the protocol: the device is killed.
+ * Any context.
  */
-static unsigned int xbf_end_zero_copy(struct request *rq, struct xbf_rq *pdu)
+static void xbf_hold(struct xbf_info *info, struct xbf_rq *pdu,
+		     enum xbf_hold why)
 {
-	struct req_iterator iter;
-	struct bio_vec bv;
-	unsigned int i, k = 0, busy = 0;
+	static const char * const what[] = {
+		[XBF_HOLD_INFLIGHT] = "in flight",
+		[XBF_HOLD_ANSWERED] = "it answered",
+		[XBF_HOLD_UNSENT] = "it was never sent",
+	};
+	unsigned long flags;
 
-	if (!pdu->zero_copy)
-		return 0;
-	for (i = 0; i < pdu->nr_segs; i++) {
-		pdu->segs[i].busy = !gnttab_try_end_foreign_access(pdu->segs[i].gref);
-		busy += pdu->segs[i].busy;
-	}
-	if (busy) {
-		rq_for_each_segment(bv, rq, iter) {
-			struct xbf_direct_piece pc;
-			struct xbf_copy_iter it;
+	pdu->status = BLK_STS_IOERR;
+	dev_warn_ratelimited(&info->xbdev->dev,
+			     "backend still maps %u page(s) of a request %s; it completes, with an error, once they are released\n",
+			     pdu->nr_busy, what[why]);
+	if (why != XBF_HOLD_INFLIGHT)
+		xbf_kill(info, XBF_ERR_REVOKE,
+			 "backend maps pages of a request it does not own");
+	atomic64_inc(&info->stats.held_total);
+	atomic64_inc(&xbf_totals.held_total);
+	atomic_inc(&xbf_totals.held_now);
+	spin_lock_irqsave(&info->held_lock, flags);
+	list_add_tail(&pdu->held, &info->held);
+	info->nr_held++;
+	spin_unlock_irqrestore(&info->held_lock, flags);
+	queue_delayed_work(system_wq, &info->held_work,
+			   msecs_to_jiffies(XBF_HELD_RETRY_MIN));
+}
 
-			xbf_copy_iter_init(&it, bv.bv_offset, 0, bv.bv_len);
-			while (k < pdu->nr_segs && xbf_direct_next(&it, &pc)) {
-				struct page *pg = nth_page(bv.bv_page,
-							   pc.page_idx);
+static void xbf_held_work(struct work_struct *work)
+{
+	struct xbf_info *info = container_of(to_delayed_work(work),
+					     struct xbf_info, held_work);
+	struct xbf_rq *pdu, *tmp;
+	unsigned int i, n = 0, left;
+	unsigned long flags;
+	LIST_HEAD(done);
 
-				if (pdu->segs[k++].busy) {
-					get_page(pg);
-					gnttab_end_foreign_access(pdu->segs[k - 1].gref,
-								  pg);
-				}
+	spin_lock_irqsave(&info->held_lock, flags);
+	list_for_each_entry_safe(pdu, tmp, &info->held, held) {
+		for (i = 0; i < pdu->nr_segs; i++) {
+			if (pdu->segs[i].busy &&
+			    xbf_try_end(info, pdu->segs[i].gref)) {
+				pdu->segs[i].busy = false;
+				pdu->nr_busy--;
 			}
 		}
+		if (!pdu->nr_busy) {
+			list_move_tail(&pdu->held, &done);
+			info->nr_held--;
+		}
 	}
-	pdu->zero_copy = false;
-	pdu->nr_segs = 0;
-	return busy;
+	left = info->nr_held;
+	if (left)
+		info->held_delay = min(2 * info->held_delay,
+				       XBF_HELD_RETRY_MAX);
+	else
+		info->held_delay = XBF_HELD_RETRY_MIN;
+	spin_unlock_irqrestore(&info->held_lock, flags);
+
+	list_for_each_entry_safe(pdu, tmp, &done, held) {
+		list_del_init(&pdu->held);
+		pdu->zero_copy = false;
+		pdu->nr_segs = 0;
+		atomic_dec(&xbf_totals.held_now);
+		blk_mq_complete_request(blk_mq_rq_from_pdu(pdu));
+		n++;
+	}
+	if (n)
+		dev_info(&info->xbdev->dev,
+			 "backend released the pages of %u held request(s), %u still held\n",
+			 n, left);
+	if (left)
+		queue_delayed_work(system_wq, &info->held_work,
+				   msecs_to_jiffies(info->held_delay));
+	else
+		wake_up_all(&info->held_wq);
+}
+
+static unsigned int xbf_nr_held(struct xbf_info *info)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&info->held_lock, flags);
+	n = info->nr_held;
+	spin_unlock_irqrestore(&info->held_lock, flags);
+	return n;
 }
 
 /*
  * Give back everything a request holds: slots, and in-place grants.
- * Return: grants the backend still maps (see xbf_end_zero_copy()).
+ * Return: true if the request may complete now; false if the backend
+ * still maps some of its pages: then it was held (xbf_hold()) and the
+ * caller must leave it alone.
  */
-static unsigned int xbf_release_rq(struct xbf_ring *ring, struct request *rq,
-				   struct xbf_rq *pdu)
+static bool xbf_release_rq(struct xbf_ring *ring, struct xbf_rq *pdu,
+			   enum xbf_hold why)
 {
 	xbf_put_slots(ring, pdu);
-	return xbf_end_zero_copy(rq, pdu);
-}
-
-/* A request's in-place grant would not end: the backend broke the rules. */
-static void xbf_zc_busy(struct xbf_info *info, unsigned int busy)
-{
-	dev_err(&info->xbdev->dev,
-		"backend still maps %u page(s) of a completed request; they stay pinned until it lets go\n",
-		busy);
-	xbf_kill(info, XBF_ERR_REVOKE, "request grant still mapped by the backend");
+	if (!xbf_end_zero_copy(ring->info, pdu))
+		return true;
+	xbf_hold(ring->info, pdu, why);
+	return false;
 }
 
 /* Copy between the request's pages and its packed data slots. */
@@ -392,32 +526,29 @@ static void xbf_finish_rq(struct xbf_ring *ring, struct request *rq,
 			  struct xbf_rq *pdu)
 {
 	struct xbf_info *info = ring->info;
-	unsigned int busy;
 
 	if (pdu->status == BLK_STS_OK && req_op(rq) == REQ_OP_READ &&
 	    (pdu->nr_slots || pdu->zero_copy)) {
-		/* a dead device's data is never passed up, copied or not */
-		if (xbf_dead(info))
+		/* a killed device's data is never passed up, copied or not */
+		if (xbf_killed(info))
 			pdu->status = BLK_STS_IOERR;
 		else if (!pdu->zero_copy)
 			xbf_copy(info, rq, pdu, false);
 	}
-	busy = xbf_release_rq(ring, rq, pdu);
-	if (busy) {
-		pdu->status = BLK_STS_IOERR;
-		xbf_zc_busy(info, busy);
-	}
-	blk_mq_complete_request(rq);
+	if (xbf_release_rq(ring, pdu, XBF_HOLD_ANSWERED))
+		blk_mq_complete_request(rq);
 }
 
 /*
  * Take every outstanding request off a ring: fail it, or with @requeue
- * hand it back to the block layer to be sent again (resume).  Ring lock
- * held; returns the number of block requests.
+ * hand it back to the block layer to be sent again (resume).  A request
+ * whose pages the backend still maps is held instead (never resent nor
+ * completed while its old grants are live).  Ring lock held; returns
+ * the number of block requests.
  */
 static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
 {
-	unsigned int id, busy, n = 0;
+	unsigned int id, n = 0;
 
 	if (!ring->ids.ent)
 		return 0;
@@ -434,12 +565,8 @@ static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
 		if (--pdu->parts_left)
 			continue;
 		n++;
-		busy = xbf_release_rq(ring, rq, pdu);
-		if (busy) {
-			/* never resent while the old grant is live */
-			xbf_zc_busy(ring->info, busy);
-			requeue = false;
-		}
+		if (!xbf_release_rq(ring, pdu, XBF_HOLD_INFLIGHT))
+			continue;
 		if (requeue) {
 			atomic64_inc(&ring->info->stats.requeued);
 			blk_mq_requeue_request(rq, false);
@@ -465,9 +592,51 @@ static void xbf_fail_all(struct xbf_info *info)
 		spin_unlock_irqrestore(&ring->lock, flags);
 	}
 	atomic64_add(n, &info->stats.errors[XBF_ERR_DEAD]);
+	atomic64_add(n, &xbf_totals.errors[XBF_ERR_DEAD]);
 	if (n)
 		dev_info(&info->xbdev->dev, "failed %u outstanding request(s)\n",
 			 n);
+}
+
+/* Requests on the rings, sent and not answered. */
+static unsigned int xbf_inflight(struct xbf_info *info)
+{
+	unsigned int i, n = 0;
+	unsigned long flags;
+
+	for (i = 0; info->rings_live && i < info->nr_rings; i++) {
+		struct xbf_ring *ring = &info->rings[i];
+
+		spin_lock_irqsave(&ring->lock, flags);
+		n += ring->ids.inflight;
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+	return n;
+}
+
+/*
+ * Before an orderly disconnect: give the backend up to XBF_CLOSE_WAIT_MS
+ * to answer what is in flight (responses are still read), so that it has
+ * let go of those pages when the rings are torn down.  The mutex is taken
+ * per look, so that backend state changes go on meanwhile.
+ */
+static void xbf_wait_inflight(struct xbf_info *info)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(XBF_CLOSE_WAIT_MS);
+	unsigned int n;
+
+	for (;;) {
+		mutex_lock(&info->mutex);
+		n = xbf_inflight(info);
+		mutex_unlock(&info->mutex);
+		if (!n || xbf_killed(info) || !time_before(jiffies, end))
+			break;
+		msleep(20);
+	}
+	if (n && !xbf_killed(info))
+		dev_warn(&info->xbdev->dev,
+			 "%u request(s) still unanswered after %u s; closing anyway\n",
+			 n, XBF_CLOSE_WAIT_MS / 1000);
 }
 
 static void xbf_kill_work(struct work_struct *work)
@@ -547,7 +716,8 @@ static irqreturn_t xbf_interrupt(int irq, void *dev_id)
 	int more;
 
 	spin_lock_irqsave(&ring->lock, flags);
-	if (xbf_dead(info) || READ_ONCE(info->state) != XBF_CONNECTED)
+	/* after an orderly shutdown, what is in flight is still answered */
+	if (xbf_killed(info) || READ_ONCE(info->state) != XBF_CONNECTED)
 		goto out;
 again:
 	rp = READ_ONCE(ring->ring.sring->rsp_prod);
@@ -873,9 +1043,11 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	pdu->ring = ring;
 	pdu->segs = (struct xbf_seg *)&pdu->slots[info->slots_per_rq];
+	INIT_LIST_HEAD(&pdu->held);
 	pdu->status = BLK_STS_OK;
 	pdu->nr_slots = 0;
 	pdu->nr_segs = 0;
+	pdu->nr_busy = 0;
 	pdu->zero_copy = false;
 	pdu->nr_parts = 1;
 
@@ -941,18 +1113,17 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	spin_lock_irqsave(&ring->lock, flags);
 	if (xbf_dead(info)) {
-		xbf_release_rq(ring, rq, pdu);	/* never sent: all end */
-		spin_unlock_irqrestore(&ring->lock, flags);
-		return BLK_STS_IOERR;
+		st = BLK_STS_IOERR;
+		goto unsent;
 	}
 	if (xbf_ring_free(ring->ring.req_prod_pvt, ring->ring.rsp_cons,
 			  ring->ring.nr_ents) < pdu->nr_parts ||
-	    ring->ids.size - ring->ids.inflight < pdu->nr_parts) {
-		xbf_release_rq(ring, rq, pdu);
+	    ring->ids.size - ring->ids.inflight < pdu->nr_parts ||
+	    atomic_add_unless(&info->inject_unsent, -1, 0)) {
 		/* a completion on this ring runs the queues again */
 		ring->stalled = true;
-		spin_unlock_irqrestore(&ring->lock, flags);
-		return BLK_STS_DEV_RESOURCE;
+		st = BLK_STS_DEV_RESOURCE;
+		goto unsent;
 	}
 	pdu->parts_left = pdu->nr_parts;
 	if (!plan.nr_grants) {
@@ -980,6 +1151,16 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (notify)
 		notify_remote_via_irq(ring->irq);
 	return BLK_STS_OK;
+
+unsent:
+	/*
+	 * Never sent, so every grant must end.  One the backend maps all
+	 * the same is held (and kills the device): the request is ours now.
+	 */
+	if (!xbf_release_rq(ring, pdu, XBF_HOLD_UNSENT))
+		st = BLK_STS_OK;
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return st;
 }
 
 static void xbf_complete_rq(struct request *rq)
@@ -1025,13 +1206,16 @@ static void xbf_free_ring_pages(struct xbf_ring *ring)
 			busy++;
 	}
 	if (busy) {
-		/* Never freed or reused: the backend can still write it. */
+		/*
+		 * Never freed or reused: the backend can still write it.
+		 * Blkback keeps a ring mapped while it has I/O in flight at
+		 * the close, until the next connect.
+		 */
 		xbf_count_err(info, XBF_ERR_REVOKE);
 		info->leaked = true;
 		dev_err(&info->xbdev->dev,
 			"queue %u: backend still maps %u ring page(s); they are kept, never reused\n",
 			ring->index, busy);
-		xbf_kill(info, XBF_ERR_REVOKE, "ring grant still mapped by the backend");
 	} else {
 		free_pages_exact(ring->ring_va, nr * XEN_PAGE_SIZE);
 	}
@@ -1042,6 +1226,7 @@ static void xbf_destroy_pool(struct xbf_ring *ring)
 {
 	struct xbf_info *info = ring->info;
 	struct xgp_front_stats st;
+	unsigned int busy;
 
 	if (!ring->pool)
 		return;
@@ -1049,9 +1234,12 @@ static void xbf_destroy_pool(struct xbf_ring *ring)
 	xgp_front_pool_stats(ring->pool, &st);
 	atomic64_add(st.grants_issued, &info->stats.pool_issued);
 	atomic64_add(st.reused, &info->stats.pool_reused);
-	if (st.revoke_busy)
+	/* the destroy's own revokes: slots the backend still maps */
+	busy = xgp_front_pool_destroy(ring->pool);
+	if (busy) {
 		xbf_count_err(info, XBF_ERR_REVOKE);
-	xgp_front_pool_destroy(ring->pool);
+		atomic64_add(busy, &xbf_totals.pool_busy);
+	}
 	ring->pool = NULL;
 }
 
@@ -1461,6 +1649,8 @@ XBF_STAT_ATTR(zero_copy_fallbacks, XBF_ST(zc_fallbacks));
 XBF_STAT_ATTR(flush_stops, XBF_ST(flush_stops));
 XBF_STAT_ATTR(errors_revoke, XBF_ST(errors[XBF_ERR_REVOKE]));
 XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
+XBF_STAT_ATTR(requests_held, xbf_nr_held(info));
+XBF_STAT_ATTR(requests_held_total, XBF_ST(held_total));
 XBF_STAT_ATTR(persistent, info->persistent);
 XBF_STAT_ATTR(trusted, info->trusted);
 XBF_STAT_ATTR(zero_copy, info->zero_copy);
@@ -1558,6 +1748,8 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_errors_protocol.attr,
 	&dev_attr_errors_revoke.attr,
 	&dev_attr_errors_dead.attr,
+	&dev_attr_requests_held.attr,
+	&dev_attr_requests_held_total.attr,
 	&dev_attr_persistent.attr,
 	&dev_attr_trusted.attr,
 	&dev_attr_zero_copy.attr,
@@ -1872,25 +2064,27 @@ static void xbf_disconnect_backend(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 	enum xenbus_state st;
-	unsigned int i;
+	unsigned long end;
 
 	st = xenbus_read_driver_state(dev->otherend);
 	if (st == XBF_XS_CLOSED || st == XBF_XS_UNKNOWN)
 		return;
 	xenbus_switch_state(dev, XBF_XS_CLOSING);
-	for (i = 0; i < 100; i++) {
+	end = jiffies + 2 * HZ;
+	do {
 		st = xenbus_read_driver_state(dev->otherend);
 		if (st >= XBF_XS_CLOSING || st == XBF_XS_UNKNOWN)
 			break;
 		msleep(20);
-	}
+	} while (time_before(jiffies, end));
 	xenbus_switch_state(dev, XBF_XS_CLOSED);
-	for (i = 0; i < 250; i++) {
+	end = jiffies + 5 * HZ;
+	do {
 		st = xenbus_read_driver_state(dev->otherend);
 		if (st == XBF_XS_CLOSED || st == XBF_XS_UNKNOWN)
 			return;
 		msleep(20);
-	}
+	} while (time_before(jiffies, end));
 	dev_info(&dev->dev, "backend did not close within 5 s (state %d)\n",
 		 st);
 }
@@ -1931,6 +2125,51 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 	mutex_unlock(&info->mutex);
 }
 
+/* ---- debugfs: module-wide totals, fault injection ---- */
+
+static int xbf_stats_show(struct seq_file *m, void *v)
+{
+	static const char * const names[XBF_ERR_NR] = {
+		[XBF_ERR_IO] = "errors_io",
+		[XBF_ERR_NOTSUPP] = "errors_notsupp",
+		[XBF_ERR_PROTOCOL] = "errors_protocol",
+		[XBF_ERR_REVOKE] = "errors_revoke",
+		[XBF_ERR_DEAD] = "errors_dead",
+	};
+	unsigned int i;
+
+	for (i = 0; i < XBF_ERR_NR; i++)
+		seq_printf(m, "%s %lld\n", names[i],
+			   (long long)atomic64_read(&xbf_totals.errors[i]));
+	seq_printf(m, "requests_held %d\n", atomic_read(&xbf_totals.held_now));
+	seq_printf(m, "requests_held_total %lld\n",
+		   (long long)atomic64_read(&xbf_totals.held_total));
+	seq_printf(m, "pool_grants_busy %lld\n",
+		   (long long)atomic64_read(&xbf_totals.pool_busy));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xbf_stats);
+
+/*
+ * <debugfs>/xen-blkfront-64k/vbd-<n>/, root only: inject_revoke_busy N
+ * makes the next N grant ends of zero-copy requests report the grant
+ * still mapped (the retries really end it); inject_unsent N makes the
+ * next N requests find the ring full after their grants were made, so
+ * they are released unsent.  Together they stand for a backend that
+ * maps pages it was never given, which no stock backend does.
+ */
+static void xbf_debugfs_add(struct xbf_info *info)
+{
+	if (IS_ERR_OR_NULL(xbf_debugfs_root))
+		return;
+	info->debugfs = debugfs_create_dir(dev_name(&info->xbdev->dev),
+					   xbf_debugfs_root);
+	debugfs_create_atomic_t("inject_revoke_busy", 0600, info->debugfs,
+				&info->inject_revoke_busy);
+	debugfs_create_atomic_t("inject_unsent", 0600, info->debugfs,
+				&info->inject_unsent);
+}
+
 static int xbf_probe(struct xenbus_device *dev,
 		     const struct xenbus_device_id *id)
 {
@@ -1946,6 +2185,11 @@ static int xbf_probe(struct xenbus_device *dev,
 	INIT_WORK(&info->kill_work, xbf_kill_work);
 	INIT_WORK(&info->add_work, xbf_add_work);
 	INIT_WORK(&info->wc_work, xbf_wc_work);
+	spin_lock_init(&info->held_lock);
+	INIT_LIST_HEAD(&info->held);
+	info->held_delay = XBF_HELD_RETRY_MIN;
+	INIT_DELAYED_WORK(&info->held_work, xbf_held_work);
+	init_waitqueue_head(&info->held_wq);
 	err = xbf_parse_vdevice(info);
 	if (err)
 		goto fail;
@@ -1962,6 +2206,7 @@ static int xbf_probe(struct xenbus_device *dev,
 	list_add_tail(&info->node, &xbf_devices);
 	mutex_unlock(&xbf_devices_lock);
 	dev_set_drvdata(&dev->dev, info);
+	xbf_debugfs_add(info);
 
 	/*
 	 * A driver unbound before us left the device Closed; saying
@@ -1970,6 +2215,7 @@ static int xbf_probe(struct xenbus_device *dev,
 	dev->state = XBF_XS_UNKNOWN;
 	err = xenbus_switch_state(dev, XBF_XS_INITIALISING);
 	if (err) {
+		debugfs_remove_recursive(info->debugfs);
 		dev_set_drvdata(&dev->dev, NULL);
 		mutex_lock(&xbf_devices_lock);
 		list_del(&info->node);
@@ -1982,30 +2228,47 @@ fail:
 	return err;
 }
 
+/*
+ * Unbind (or rmmod, or the device's xenstore directory gone).  In order:
+ * new I/O fails; the backend gets a bounded time to answer what is in
+ * flight; it is told to close; the rings are torn down, which
+ * fails what is left, except requests whose pages the backend still
+ * maps: those are held until it lets go (xbf_hold()), and removing the
+ * disk waits for them, since handing the pages back would let the
+ * backend write into memory that is reused.
+ */
 static void xbf_remove(struct xenbus_device *dev)
 {
 	struct xbf_info *info = dev_get_drvdata(&dev->dev);
 
 	if (!info)
 		return;
-	xbf_shutdown(info, "unbinding");
-	flush_work(&info->kill_work);
-	/* the device is dead: a partition read still held now fails */
-	cancel_work_sync(&info->add_work);
-	if (info->disk_added)
-		del_gendisk(info->gd);
 	mutex_lock(&info->mutex);
-	xbf_fail_all(info);
+	xbf_shutdown(info, "unbinding");
+	mutex_unlock(&info->mutex);
+	xbf_wait_inflight(info);
+	mutex_lock(&info->mutex);
 	if (info->rings_live)
 		xbf_disconnect_backend(info);
 	xbf_teardown(info, false);
 	mutex_unlock(&info->mutex);
+	flush_work(&info->kill_work);
+	/* a partition read still outstanding has failed (or is held) */
+	cancel_work_sync(&info->add_work);
+	if (xbf_nr_held(info))
+		dev_warn(&dev->dev, "waiting for the backend to release the pages of %u request(s)\n",
+			 xbf_nr_held(info));
+	if (info->disk_added)
+		del_gendisk(info->gd);
+	wait_event(info->held_wq, !xbf_nr_held(info));
+	cancel_delayed_work_sync(&info->held_work);
 	flush_work(&info->kill_work);
 	cancel_work_sync(&info->wc_work);
 	if (info->gd)
 		put_disk(info->gd);
 	if (info->tag_set_ready)
 		blk_mq_free_tag_set(&info->tag_set);
+	debugfs_remove_recursive(info->debugfs);
 	mutex_lock(&xbf_devices_lock);
 	list_del(&info->node);
 	mutex_unlock(&xbf_devices_lock);
@@ -2078,15 +2341,22 @@ static int __init xbf_init(void)
 			XENVBD_MAJOR);
 	else
 		xbf_major_registered = true;
+	xbf_debugfs_root = debugfs_create_dir("xen-blkfront-64k", NULL);
+	debugfs_create_file("stats", 0444, xbf_debugfs_root, NULL,
+			    &xbf_stats_fops);
 	err = xenbus_register_frontend(&xbf_driver);
-	if (err && xbf_major_registered)
-		unregister_blkdev(XENVBD_MAJOR, "xvd");
+	if (err) {
+		debugfs_remove_recursive(xbf_debugfs_root);
+		if (xbf_major_registered)
+			unregister_blkdev(XENVBD_MAJOR, "xvd");
+	}
 	return err;
 }
 
 static void __exit xbf_exit(void)
 {
 	xenbus_unregister_driver(&xbf_driver);
+	debugfs_remove_recursive(xbf_debugfs_root);
 	if (xbf_major_registered)
 		unregister_blkdev(XENVBD_MAJOR, "xvd");
 }

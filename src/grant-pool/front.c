@@ -86,14 +86,17 @@ void xgp_front_pool_release(struct xgp_front_pool *pool,
  * backend still maps is not freed: it is kept on a deferred list and
  * freed once the backend unmaps it, and an error naming the pool is
  * logged.  May sleep.
+ *
+ * Return: the number of grants the backend still mapped (0: all ended).
  */
-void xgp_front_pool_destroy(struct xgp_front_pool *pool)
+unsigned int xgp_front_pool_destroy(struct xgp_front_pool *pool)
 {
 	struct xgp_release_result res;
 
 	if (IS_ERR_OR_NULL(pool))
-		return;
+		return 0;
 	xgp_front_pool_release(pool, &res);
+	return res.busy;
 }
 EXPORT_SYMBOL_GPL(xgp_front_pool_destroy);
 

@@ -167,7 +167,39 @@ bf_leaks_step() {
 }
 bf_drv() { basename "$(readlink "/sys/block/$1/device/driver" 2>/dev/null)"; }
 
+# ---- xvdc (vbd-51744) alone, for blkfront-held and blkfront-life's
+# resume-unbind: rebinding it with other parameters, I/O on it
 BF_PARAMS=/sys/module/xen_blkfront_64k/parameters
+BF_DBG=/sys/kernel/debug/xen-blkfront-64k
+bf_tot() { awk -v k="$1" '$1 == k { print $2 }' "$BF_DBG/stats" 2>/dev/null; }
+# bf_c_unbind: xvdc's frontend unbound, the disk gone
+bf_c_unbind() {
+	echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/unbind 2>/dev/null
+	wait_for 20 sh -c '! test -e /sys/block/xvdc'
+}
+# bf_c_bind [PARAM=VALUE...]: xvdc bound again with these module
+# parameters for its probe (each is put back afterwards)
+bf_c_bind() {
+	_saved=
+	for _kv in "$@"; do
+		_saved="$_saved ${_kv%%=*}=$(cat "$BF_PARAMS/${_kv%%=*}" 2>/dev/null)"
+		echo "${_kv#*=}" >"$BF_PARAMS/${_kv%%=*}" || echo "xps: no parameter ${_kv%%=*}"
+	done
+	echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/bind
+	wait_for 30 test -r /sys/block/xvdc/xps/requests
+	_rc=$?
+	for _kv in $_saved; do echo "${_kv#*=}" >"$BF_PARAMS/${_kv%%=*}" 2>/dev/null; done
+	return $_rc
+}
+bf_c_inflight() { set -- $(cat /sys/block/xvdc/inflight 2>/dev/null) 0 0; [ $(($1 + $2)) -gt 0 ]; }
+# bf_c_fio SECS: random 16 KB reads and writes on xvdc in the background
+bf_c_fio() {
+	fio --name=held --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=randrw \
+		--bs=16k --size=8M --iodepth=4 --time_based --runtime="$1" \
+		--allow_file_create=0 >/tmp/fio-held.log 2>&1 &
+	_fp=$!
+}
+bf_c_fio_err() { grep -m1 -oE 'error=[A-Za-z/ ]+|err=[ 0-9-]+' /tmp/fio-held.log | head -n1; }
 
 # The data set the reload checks read back (fio regenerates the same
 # offsets and patterns with verify_only).

@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0
+# blkfront-held - xen-blkfront-64k when its backend holds I/O or lies:
+# unbinds while it holds requests, a grant mapped behind the driver's
+# back.  Interface: see smoke.sh; the domU helpers (bf_*) come from
+# blkfront.sh.  One domU (1 vCPU) with xvda on a loop device and xvdc on
+# device-mapper over a loop device, which dom0 suspends (dmsetup suspend)
+# to hold its I/O:
+#   load          xen-grant-pool and xen-blkfront-64k load, both disks bound
+#                 to vbd-64k
+#   held-unbind   xvdc unbound while dom0 holds its I/O, twice: with
+#                 persistent grants the unbind ends after the driver's 10 s
+#                 wait for answers and the pool grants blkback still maps
+#                 are counted (pool_grants_busy in the module-wide debugfs
+#                 stats, which outlive the device); with zero copy
+#                 (feature_persistent=0) the requests whose pages blkback
+#                 still maps are held, not completed: 30 s after the unbind
+#                 fio and the unbind still wait; once dom0 releases the I/O
+#                 both end, and nothing stays held
+#   unsent-grant  debugfs fault injection on zero-copy xvdc: a request
+#                 released unsent (ring full) whose grant the "backend"
+#                 still maps is held, the device is disabled, the read
+#                 fails with EIO once the grant really ended
+#   leaks         no grant-pool page or grant live after the last rmmod
+
+blkfront_held_steps="cpu-selfcheck load held-unbind unsent-grant leaks"
+blkfront_held_budget=900
+blkfront_held_domus="bfh"
+# Debugging: XPS_SCN_BFH_ONLY=step,step runs only those (and load).
+bfh_want() { [ -z "${XPS_SCN_BFH_ONLY:-}" ] || case ",$XPS_SCN_BFH_ONLY," in *",$1,"*) ;; *) return 1 ;; esac; }
+
+# On the host (the judge reads only the variables above) there is no /xps.
+[ -f /xps/scenarios/blkfront.sh ] && . /xps/scenarios/blkfront.sh
+
+blkfront_held_dom0_prepare() {
+	truncate -s 64M /tmp/bfh-a.img || return 1
+	BFH_LOOPA=$(losetup -f --show /tmp/bfh-a.img) || return 1
+	truncate -s 64M /tmp/bfh-c.img || return 1
+	BFH_LOOPC=$(losetup -f --show /tmp/bfh-c.img) || return 1
+	DM_DISABLE_UDEV=1; export DM_DISABLE_UDEV
+	modprobe dm-mod || return 1
+	dmsetup create --noudevsync bfhc --table "0 131072 linear $BFH_LOOPC 0" || return 1
+	wait_for 10 test -b /dev/mapper/bfhc
+}
+
+blkfront_held_domU_cfg() {
+	echo "disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=$BFH_LOOPA', 'format=raw, vdev=xvdc, access=rw, script=xps-block, target=/dev/mapper/bfhc' ]"
+}
+
+blkfront_held_domU_cmdline() { echo "module_blacklist=xen_blkfront"; }
+
+blkfront_held_rpc() {
+	_dom=$1 _cmd=$2; shift 2
+	case "$_cmd" in
+	hold-c) # xvdc's I/O held in device-mapper until release-c
+		if timeout 30 dmsetup suspend --noudevsync bfhc; then RPC_REPLY=ok
+		else RPC_REPLY="error dmsetup suspend bfhc"; fi ;;
+	release-c)
+		if dmsetup resume --noudevsync bfhc; then RPC_REPLY=ok
+		else RPC_REPLY="error dmsetup resume bfhc"; fi ;;
+	*) RPC_REPLY="error reason=unknown-request" ;;
+	esac
+}
+
+# ---- domU side --------------------------------------------------------------
+# Each step helper sets _d (the details) and returns 0 for PASS.
+
+# held-unbind MODE: xvdc unbound while dom0 holds its I/O; MODE persistent
+# or zero-copy (set for xvdc's probe by the caller)
+bfh_held_unbind() {
+	_mode=$1
+	_pb0=$(bf_tot pool_grants_busy) _h0=$(bf_tot requests_held_total) _fl0=$(bf_gp flagged_pools)
+	_r=$(rpc hold-c)
+	[ "$_r" = ok ] || { _d="$_mode: rpc hold-c: $_r"; return 1; }
+	bf_c_fio 120
+	wait_for 20 bf_c_inflight || echo "xps: no request of xvdc in flight"
+	rm -f /tmp/bfh-unbind.done
+	( echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/unbind; echo "$(up)" >/tmp/bfh-unbind.done ) &
+	_t=$(up)
+	# The unbind waits 10 s for answers, then closes: with persistent
+	# grants it ends while dom0 still holds the I/O; with zero copy it
+	# must still be waiting 30 s later.
+	if [ "$_mode" = persistent ]; then
+		wait_for 60 sh -c "test -e /tmp/bfh-unbind.done && ! kill -0 $_fp 2>/dev/null"
+	else
+		sleep 30
+	fi
+	_tw=$(since "$_t")
+	_ur=no _fr=no
+	test -e /tmp/bfh-unbind.done || _ur=yes
+	kill -0 $_fp 2>/dev/null && _fr=yes
+	_held=$(bf_tot requests_held)
+	_r=$(rpc release-c) _t2=$(up)
+	wait_for 90 sh -c "test -e /tmp/bfh-unbind.done && ! kill -0 $_fp 2>/dev/null"
+	_ud=$(awk -v a="$_t" '{ printf "%d", $1 - a }' /tmp/bfh-unbind.done 2>/dev/null)
+	wait $_fp 2>/dev/null
+	_dp=$(( $(bf_tot pool_grants_busy) - ${_pb0:-0} )) _dh=$(( $(bf_tot requests_held_total) - ${_h0:-0} ))
+	_d="$_mode: ${_tw}s after the unbind, dom0 still holding: unbind running=$_ur fio running=$_fr held=$_held; released (rpc $_r): unbind took ${_ud:-never}s, fio $(bf_c_fio_err); module totals: pool_grants_busy +$_dp requests_held_total +$_dh held now $(bf_tot requests_held); grant-pool flagged pools +$(( $(bf_gp flagged_pools) - ${_fl0:-0} ))"
+	test -e /tmp/bfh-unbind.done || { _d="$_d; the unbind never ended"; return 1; }
+	case $_mode in
+	persistent)
+		# copied through slots: failed after the wait, nothing held;
+		# the pool's slots blkback still maps are counted
+		[ $_ur = no ] && [ $_fr = no ] && [ "$_dp" -ge 1 ] && [ "$_dh" = 0 ] ;;
+	zero-copy)
+		# the block layer's pages: never handed back while mapped
+		[ $_ur = yes ] && [ $_fr = yes ] && [ "${_held:-0}" -ge 1 ] && [ "$_dh" -ge 1 ] &&
+			[ "$(bf_tot requests_held)" = 0 ] && ! dmesg | grep -q 'of a request it answered' ;;
+	esac
+}
+
+# unsent-grant: with xvdc zero-copy, the next request finds the ring full
+# and its grant still mapped (both injected)
+bfh_unsent() {
+	_h0=$(bf_x xvdc requests_held_total)
+	echo 1 >"$BF_DBG/vbd-51744/inject_unsent" && echo 1 >"$BF_DBG/vbd-51744/inject_revoke_busy" ||
+		{ _d="no fault injection in $BF_DBG/vbd-51744"; return 1; }
+	dd if=/dev/xvdc of=/dev/null bs=4k count=1 iflag=direct 2>/tmp/dd-unsent.log; _rc=$?
+	_d="read rc=$_rc ($(tail -n 1 /tmp/dd-unsent.log)); $(bf_xps xvdc zero_copy dead errors_revoke requests_held requests_held_total) $(dmesg | grep -o 'still maps [0-9]* page(s) of a request it was never sent' | tail -n 1)"
+	[ $_rc != 0 ] && [ "$(bf_x xvdc dead)" = 1 ] && [ "$(bf_x xvdc errors_revoke)" -ge 1 ] &&
+		[ "$(bf_x xvdc requests_held_total)" -gt "${_h0:-0}" ] && [ "$(bf_x xvdc requests_held)" = 0 ]
+}
+
+blkfront_held_domU() {
+	BF_SCN=blkfront-held BF_STEPS=$blkfront_held_steps
+	: >/tmp/bf.done
+	if ! bf_built; then
+		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
+		bf_fail_rest "module not built"; return
+	fi
+	if ! modprobe xen-grant-pool || ! modprobe "$BF_MOD" ||
+	   ! wait_for 30 test -r /sys/block/xvda/xps/requests ||
+	   ! wait_for 10 test -r /sys/block/xvdc/xps/requests; then
+		bf_step load FAIL "no disks: $(dmesg | grep -iE 'vbd|xbf|blkfront' | tail -n 3 | tr '\n' ' ')"
+		bf_fail_rest "module did not load"; return
+	fi
+	bf_step load PASS "drivers $(bf_drv xvda)/$(bf_drv xvdc)"
+
+	if bfh_want held-unbind; then
+		_dd= _bad=
+		bfh_held_unbind persistent || _bad=1
+		_dd=$_d
+		bf_c_bind || echo "xps: xvdc did not come back"
+		bf_c_unbind && bf_c_bind feature_persistent=0 || echo "xps: xvdc did not come back zero-copy"
+		if [ "$(bf_x xvdc zero_copy)" != 1 ]; then
+			_bad=1 _d="xvdc not zero-copy: $(bf_xps xvdc zero_copy persistent trusted)"
+		else
+			bfh_held_unbind zero-copy || _bad=1
+		fi
+		bf_c_bind feature_persistent=0 || echo "xps: xvdc did not come back"
+		if [ -z "$_bad" ]; then bf_step held-unbind PASS "$_dd; $_d"; else bf_step held-unbind FAIL "$_dd; $_d"; fi
+	fi
+	if bfh_want unsent-grant; then
+		[ "$(bf_x xvdc zero_copy)" = 1 ] || { bf_c_unbind; bf_c_bind feature_persistent=0; }
+		if bfh_unsent; then bf_step unsent-grant PASS "$_d"; else bf_step unsent-grant FAIL "$_d"; fi
+	fi
+	bf_c_unbind; bf_c_bind || echo "xps: xvdc did not come back"
+	bf_leaks_step
+	bf_fail_rest "not reached"
+}
