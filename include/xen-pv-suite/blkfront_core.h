@@ -85,6 +85,7 @@ struct xbf_limits {
 };
 
 int xbf_size_requests(unsigned int max_indirect_segs, struct xbf_limits *l);
+bool xbf_sectors_ok(u64 sectors);
 int xbf_plan_request(unsigned long bytes, unsigned int max_indirect_segs,
 		     struct xbf_plan *p);
 int xbf_plan_segs(unsigned int nr_segs, unsigned long bytes,

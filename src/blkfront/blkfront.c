@@ -1798,7 +1798,7 @@ static int xbf_read_disk_info(struct xbf_info *info)
 	}
 	if (pssize < ssize || !is_power_of_2(pssize) || pssize > (1U << 20))
 		pssize = ssize;
-	if (sectors > (u64)(sector_t)~0ULL >> 1) {
+	if (!xbf_sectors_ok(sectors)) {
 		dev_err(&dev->dev, "backend size %llu sectors unusable\n",
 			sectors);
 		return -EINVAL;
@@ -1925,6 +1925,27 @@ static int xbf_create_pools(struct xbf_info *info)
 	return 0;
 }
 
+/* The backend says Connected again: its disk may have grown or shrunk. */
+static void xbf_capacity_changed(struct xbf_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	unsigned long long sectors;
+
+	if (xenbus_scanf(XBT_NIL, dev->otherend, "sectors", "%llu",
+			 &sectors) != 1 || sectors == info->sectors)
+		return;
+	if (!xbf_sectors_ok(sectors)) {
+		dev_err(&dev->dev, "backend size %llu sectors unusable\n",
+			sectors);
+		xbf_kill(info, XBF_ERR_PROTOCOL, "backend reported a bad disk size");
+		return;
+	}
+	dev_info(&dev->dev, "capacity changed from %llu to %llu sectors\n",
+		 (unsigned long long)info->sectors, sectors);
+	info->sectors = sectors;
+	set_capacity_and_notify(info->gd, sectors);
+}
+
 static void xbf_connect(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
@@ -1933,16 +1954,7 @@ static void xbf_connect(struct xbf_info *info)
 	int err;
 
 	if (info->state == XBF_CONNECTED) {
-		/* capacity change while connected */
-		unsigned long long sectors;
-
-		if (xenbus_scanf(XBT_NIL, dev->otherend, "sectors", "%llu",
-				 &sectors) != 1 || sectors == info->sectors)
-			return;
-		dev_info(&dev->dev, "capacity changed from %llu to %llu sectors\n",
-			 (unsigned long long)info->sectors, sectors);
-		info->sectors = sectors;
-		set_capacity_and_notify(info->gd, sectors);
+		xbf_capacity_changed(info);
 		return;
 	}
 	if (!info->rings_live || xbf_dead(info))

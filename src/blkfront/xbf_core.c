@@ -67,6 +67,21 @@ int xbf_size_requests(unsigned int max_indirect_segs, struct xbf_limits *l)
 }
 
 /**
+ * xbf_sectors_ok - is a disk size from the backend usable
+ * @sectors: the backend's "sectors" (512-byte units, whatever the disk's
+ *	sector-size; untrusted)
+ *
+ * The block layer keeps a disk's size in bytes in a loff_t as well, so
+ * the size in bytes must fit one.
+ *
+ * Return: true if usable.
+ */
+bool xbf_sectors_ok(u64 sectors)
+{
+	return sectors <= (u64)LLONG_MAX >> XBF_SECTOR_SHIFT;
+}
+
+/**
  * xbf_plan_request - lay a packed request out in grants and ring requests
  * @bytes: request length, a non-zero multiple of 512
  * @max_indirect_segs: from xbf_effective_segs(); 0 for plain requests

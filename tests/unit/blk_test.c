@@ -164,6 +164,18 @@ static void test_limits(void)
 		}
 }
 
+/* A disk size the block layer can hold in bytes (loff_t) */
+static void test_sectors(void)
+{
+	const u64 top = (u64)LLONG_MAX >> XBF_SECTOR_SHIFT;
+
+	XT_CHECK(xbf_sectors_ok(0) && xbf_sectors_ok(131072), "small");
+	XT_CHECK(xbf_sectors_ok(top), "largest: %llu", top);
+	XT_CHECK(!xbf_sectors_ok(top + 1), "bytes overflow loff_t");
+	XT_CHECK(!xbf_sectors_ok((u64)LLONG_MAX), "2^63 - 1");
+	XT_CHECK(!xbf_sectors_ok(~0ULL), "2^64 - 1");
+}
+
 static void test_plan_random(void)
 {
 	unsigned int i, j;
@@ -598,6 +610,7 @@ static const struct xt_case bt_cases[] = {
 	{ "blk_plan_limits", test_plan_limits },
 	{ "blk_plan_random", test_plan_random },
 	{ "blk_limits", test_limits },
+	{ "blk_sectors", test_sectors },
 	{ "blk_grant_sects", test_grant_sects },
 	{ "blk_copy", test_copy },
 	{ "blk_direct", test_direct },

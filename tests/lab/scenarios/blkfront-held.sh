@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # blkfront-held - xen-blkfront-64k when its backend holds I/O or lies:
 # unbinds while it holds requests, a grant mapped behind the driver's
-# back.  Interface: see smoke.sh; the domU helpers (bf_*) come from
-# blkfront.sh.  One domU (1 vCPU) with xvda on a loop device and xvdc on
-# device-mapper over a loop device, which dom0 suspends (dmsetup suspend)
-# to hold its I/O:
+# back, a disk size too large.  Interface: see smoke.sh; the domU helpers
+# (bf_*) come from blkfront.sh.  One domU (1 vCPU) with xvda on a loop
+# device and xvdc on device-mapper over a loop device, which dom0
+# suspends (dmsetup suspend) to hold its I/O:
 #   load          xen-grant-pool and xen-blkfront-64k load, both disks bound
 #                 to vbd-64k
 #   held-unbind   xvdc unbound while dom0 holds its I/O, twice: with
@@ -20,9 +20,13 @@
 #                 released unsent (ring full) whose grant the "backend"
 #                 still maps is held, the device is disabled, the read
 #                 fails with EIO once the grant really ended
+#   bad-size      dom0 writes sectors = 2^54 (2^63 bytes: more than a loff_t
+#                 holds) into xvdc's backend and says Connected again: the
+#                 frontend refuses it ("backend size ... unusable") and
+#                 disables the disk, whose size stays; a rebind recovers
 #   leaks         no grant-pool page or grant live after the last rmmod
 
-blkfront_held_steps="cpu-selfcheck load held-unbind unsent-grant leaks"
+blkfront_held_steps="cpu-selfcheck load held-unbind unsent-grant bad-size leaks"
 blkfront_held_budget=900
 blkfront_held_domus="bfh"
 # Debugging: XPS_SCN_BFH_ONLY=step,step runs only those (and load).
@@ -57,6 +61,12 @@ blkfront_held_rpc() {
 	release-c)
 		if dmsetup resume --noudevsync bfhc; then RPC_REPLY=ok
 		else RPC_REPLY="error dmsetup resume bfhc"; fi ;;
+	lie-size) # xvdc's backend claims 2^54 sectors (2^63 bytes) and
+		# says Connected again, as blkback does after a resize
+		_p=/local/domain/0/backend/vbd/$_dom/51744
+		if xenstore-write "$_p/sectors" 18014398509481984 &&
+		   xenstore-write "$_p/state" 4; then RPC_REPLY=ok
+		else RPC_REPLY="error xenstore-write $_p"; fi ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
 }
@@ -120,6 +130,15 @@ bfh_unsent() {
 		[ "$(bf_x xvdc requests_held_total)" -gt "${_h0:-0}" ] && [ "$(bf_x xvdc requests_held)" = 0 ]
 }
 
+# bad-size: dom0 claims 2^54 sectors for xvdc
+bfh_bad_size() {
+	_s0=$(cat /sys/block/xvdc/size)
+	_r=$(rpc lie-size)
+	wait_for 15 sh -c '[ "$(cat /sys/block/xvdc/xps/dead)" = 1 ] || [ "$(cat /sys/block/xvdc/size)" != '"$_s0"' ]'
+	_d="rpc $_r: size $_s0 -> $(cat /sys/block/xvdc/size); $(bf_xps xvdc dead errors_protocol) $(dmesg | grep -o 'backend size [0-9]* sectors unusable' | tail -n 1)"
+	[ "$(cat /sys/block/xvdc/size)" = "$_s0" ] && [ "$(bf_x xvdc dead)" = 1 ]
+}
+
 blkfront_held_domU() {
 	BF_SCN=blkfront-held BF_STEPS=$blkfront_held_steps
 	: >/tmp/bf.done
@@ -154,6 +173,12 @@ blkfront_held_domU() {
 		if bfh_unsent; then bf_step unsent-grant PASS "$_d"; else bf_step unsent-grant FAIL "$_d"; fi
 	fi
 	bf_c_unbind; bf_c_bind || echo "xps: xvdc did not come back"
+	if bfh_want bad-size; then
+		if bfh_bad_size; then bf_step bad-size PASS "$_d"; else bf_step bad-size FAIL "$_d"; fi
+		bf_c_unbind; bf_c_bind || echo "xps: xvdc did not come back after bad-size"
+		echo "xps: xvdc after the rebind: $(cat /sys/block/xvdc/size) sectors $(bf_xps xvdc dead)"
+	fi
+
 	bf_leaks_step
 	bf_fail_rest "not reached"
 }
