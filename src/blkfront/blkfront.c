@@ -2242,8 +2242,10 @@ fail:
 
 /*
  * Unbind (or rmmod, or the device's xenstore directory gone).  In order:
- * new I/O fails; the backend gets a bounded time to answer what is in
- * flight; it is told to close; the rings are torn down, which
+ * new I/O fails; a resume still waiting for its backend lets go of the
+ * requeued requests (they fail now, else removing the disk would wait on
+ * a quiesced queue forever); the backend gets a bounded time to answer
+ * what is in flight; it is told to close; the rings are torn down, which
  * fails what is left, except requests whose pages the backend still
  * maps: those are held until it lets go (xbf_hold()), and removing the
  * disk waits for them, since handing the pages back would let the
@@ -2257,6 +2259,7 @@ static void xbf_remove(struct xenbus_device *dev)
 		return;
 	mutex_lock(&info->mutex);
 	xbf_shutdown(info, "unbinding");
+	xbf_abort_resume(info);
 	mutex_unlock(&info->mutex);
 	xbf_wait_inflight(info);
 	mutex_lock(&info->mutex);

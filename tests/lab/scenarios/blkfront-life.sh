@@ -35,6 +35,12 @@
 #                 cannot (no shadow paging: no log-dirty for PV guests)
 #                 refuses, the guest's suspend is cancelled, and the same
 #                 checks hold with no resume counted
+#   resume-unbind fio on xvdc, xl save, then xl restore -p and blkback unbound
+#                 from the new xvdc backend before the domain runs: xvdc
+#                 resumes and its backend never answers; unbinding xvdc
+#                 then must end (fio with errors) within 90 s, not hang on
+#                 the queue the resume keeps quiesced; blkback rebound,
+#                 xvdc comes back and verifies
 #   reload-load   20 cycles with fio running on xvda: unbind (+ rmmod and
 #                 modprobe every other cycle); fio ends (with errors) within
 #                 30 s of the unbind, never hangs; the disks come back and
@@ -43,8 +49,8 @@
 # Figures (save/restore seconds, requests replayed) are reported, never
 # judged.
 
-blkfront_life_steps="cpu-selfcheck load trusted-param trusted-xs resize held-attach save-restore migrate reload-load leaks"
-blkfront_life_budget=1200
+blkfront_life_steps="cpu-selfcheck load trusted-param trusted-xs resize held-attach save-restore migrate resume-unbind reload-load leaks"
+blkfront_life_budget=1500
 blkfront_life_domus="bfl"
 BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-20}
 # Debugging: XPS_SCN_BFL_ONLY=step,step runs only those (and load); the
@@ -101,6 +107,29 @@ bfl_move() {
 	sleep "$5"
 	_t=$(up)
 	case "$_c" in
+	save-held)
+		# The restored domain stays paused while dom0 unbinds blkback
+		# from its new xvdc backend (blkback allows a rebind, so the
+		# backend's state stays InitWait): xvdc's frontend resumes,
+		# talks, and is never answered.
+		_r=
+		if xl save "$_mn" /tmp/bfl.chk >/run/xps/bfl-xl.log 2>&1; then
+			_ts=$(since "$_t") _t=$(up)
+			if xl restore -p /tmp/bfl.chk >>/run/xps/bfl-xl.log 2>&1; then
+				_nd=$(xl domid "$_mn" 2>/dev/null)
+				if echo "vbd-$_nd-51744" >/sys/bus/xen-backend/drivers/vbd/unbind; then
+					_r="ok save=${_ts}s restore=$(since "$_t")s; blkback unbound from vbd-$_nd-51744 (state $(xenstore-read "/local/domain/0/backend/vbd/$_nd/51744/state"))"
+				else
+					_r="error unbinding blkback from vbd-$_nd-51744"
+				fi
+				xl unpause "$_mn"
+			else
+				_r="error xl restore -p: $(tail -n 3 /run/xps/bfl-xl.log | tr '\n' ' ')"
+			fi
+		else
+			_r="error xl save: $(tail -n 3 /run/xps/bfl-xl.log | tr '\n' ' ')"
+		fi
+		rm -f /tmp/bfl.chk ;;
 	save-restore)
 		# Hold xvdc's I/O in dm until the guest has suspended (state
 		# "s" in xl list): those requests are in flight across the save.
@@ -161,12 +190,18 @@ bfl_move() {
 blkfront_life_rpc() {
 	_dom=$1 _cmd=$2; shift 2
 	case "$_cmd" in
-	save-restore|migrate) # DELAY [small]
+	save-restore|migrate|save-held) # DELAY [small]
 		_name=$(xl domname "$_dom")
 		rm -f /run/xps/bfl-move.log
 		touch "/run/xps/$_name.busy"
 		bfl_move "$_cmd" "$_name" "$_dom" "$RPC_SEQ" "${1:-2}" "${2:-}" 2>/dev/null &
 		RPC_REPLY=ok ;;
+	rebind-c) # blkback back on xvdc's backend (after save-held)
+		if echo "vbd-$_dom-51744" >/sys/bus/xen-backend/drivers/vbd/bind; then
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="error binding blkback to vbd-$_dom-51744"
+		fi ;;
 	move-log)
 		RPC_REPLY=$(cat /run/xps/bfl-move.log 2>/dev/null | tr "\n" " " | cut -c1-300)
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
@@ -294,6 +329,54 @@ bfl_move_step() {
 		return 0
 	fi
 	bf_step "$_st" FAIL "$_d; bad:${_bad:- none}; loop failures: ${_fails:-none}"
+	return 1
+}
+
+# resume-unbind: xvdc's backend never answers after a restore
+bfl_resume_unbind() {
+	_r0=$(bf_x xvda resumes)
+	if [ "$(bf_x xvdc dead)" != 0 ] || [ "$(bf_x xvda dead)" != 0 ]; then
+		_d="xvda or xvdc is dead before the save: $(bf_xps xvda dead) $(bf_xps xvdc dead)"
+		return 1
+	fi
+	bf_c_fio 300
+	wait_for 20 bf_c_inflight
+	_r=$(rpc save-held 2)
+	_t=$(up) _m=pending
+	if [ "$_r" = ok ]; then
+		while [ "$(since "$_t")" -lt 400 ]; do
+			_m=$(rpc move-log)
+			case "$_m" in pending|rpc-timeout|"") sleep 2 ;; *) break ;; esac
+		done
+	fi
+	case "$_m" in ok*) ;; *) _d="save-held: $_r $_m"; kill -9 $_fp 2>/dev/null; return 1 ;; esac
+	if ! wait_for 60 sh -c '[ "$(cat /sys/block/xvda/xps/resumes)" -gt '"$_r0"' ]'; then
+		_d="$_m; xvda did not resume (resumes $_r0 -> $(bf_x xvda resumes))"
+		kill -9 $_fp 2>/dev/null
+		return 1
+	fi
+	sleep 5
+	_st=$(cat /sys/bus/xen/devices/vbd-51744/state 2>/dev/null)
+	rm -f /tmp/bfl-unbind.done
+	( echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/unbind; echo "$(up)" >/tmp/bfl-unbind.done ) &
+	_t=$(up) _ok=
+	if wait_for 90 sh -c "test -e /tmp/bfl-unbind.done && ! kill -0 $_fp 2>/dev/null"; then
+		_ok=1
+	fi
+	_d="$_m; restored: xvda resumes $_r0 -> $(bf_x xvda resumes), xvdc frontend $_st; unbind took $(awk -v a="$_t" '{ printf "%d", $1 - a }' /tmp/bfl-unbind.done 2>/dev/null)s; fio $(bf_c_fio_err)"
+	if [ -z "$_ok" ]; then
+		_d="$_d; the unbind or fio still running 90 s later (hang)"
+		kill -9 $_fp 2>/dev/null
+		return 1
+	fi
+	wait $_fp 2>/dev/null
+	_r=$(rpc rebind-c)
+	if [ "$_r" = ok ] && bf_c_bind && o=$(bf_fio rsu 120 --name=rsu --filename=/dev/xvdc --rw=randwrite \
+		--bssplit=4k/50:64k/50 --size=2M --iodepth=4 --verify=crc32c); then
+		_d="$_d; blkback rebound, xvdc back, verify $o"
+		return 0
+	fi
+	_d="$_d; rebind-c $_r: xvdc did not come back ${o:-}"
 	return 1
 }
 
@@ -439,6 +522,13 @@ blkfront_life_domU() {
 		bf_step migrate PASS "$_d"
 	fi
 	! bfl_want migrate || grep -q '^migrate$' /tmp/bf.done || bf_step migrate FAIL "did not run (no disk)"
+
+	if ! bfl_want resume-unbind; then :
+	elif test -b /dev/xvdc && bfl_resume_unbind; then
+		bf_step resume-unbind PASS "$_d"
+	else
+		bf_step resume-unbind FAIL "${_d:-no xvdc}"
+	fi
 
 	# reloads with I/O in flight
 	bad=0 detail= i=1 tmax=0
