@@ -109,6 +109,11 @@ module_param_named(trusted, xbf_trusted, bool, 0644);
 MODULE_PARM_DESC(trusted,
 		 "Trust backends (default 1); 0, or xenstore key 'trusted' = 0 for a device, zeroes every slot before the backend sees it. Applies at the next connect.");
 
+static unsigned int xbf_request_timeout;
+module_param_named(request_timeout, xbf_request_timeout, uint, 0644);
+MODULE_PARM_DESC(request_timeout,
+		 "Seconds a request may stay unanswered before the device is disabled (default 0 = wait forever, as the stock driver does). Applies to devices probed afterwards.");
+
 static bool xbf_zero_copy = true;
 module_param_named(zero_copy, xbf_zero_copy, bool, 0644);
 MODULE_PARM_DESC(zero_copy,
@@ -122,6 +127,7 @@ enum xbf_err {
 	XBF_ERR_PROTOCOL,	/* malformed response or ring index */
 	XBF_ERR_REVOKE,		/* a grant the backend would not release */
 	XBF_ERR_DEAD,		/* requests failed by a dead device */
+	XBF_ERR_TIMEOUT,	/* a request stayed unanswered too long */
 	XBF_ERR_NR,
 };
 
@@ -198,6 +204,7 @@ struct xbf_info {
 	unsigned int held_delay;	/* ms until the next retry */
 	struct delayed_work held_work;
 	wait_queue_head_t held_wq;
+	unsigned int timeout;		/* request_timeout at probe, seconds */
 	struct dentry *debugfs;
 	atomic_t inject_revoke_busy;	/* debugfs fault injection */
 	atomic_t inject_unsent;
@@ -1181,10 +1188,31 @@ static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 	return 0;
 }
 
+/*
+ * A request unanswered for request_timeout seconds: the backend is stuck
+ * (or its disk is).  Disable the device, which fails what is outstanding;
+ * a zero-copy request whose pages the backend still maps is held until it
+ * lets go (its pages must not go back to their owner before).  With no
+ * timeout set, the stock driver's behaviour: wait forever.
+ */
+static enum blk_eh_timer_return xbf_timeout(struct request *rq)
+{
+	struct xbf_info *info = rq->q->queuedata;
+
+	if (!info->timeout || xbf_dead(info))
+		return BLK_EH_RESET_TIMER;
+	dev_err(&info->xbdev->dev,
+		"a request is unanswered after %u s (request_timeout)\n",
+		info->timeout);
+	xbf_kill(info, XBF_ERR_TIMEOUT, "backend stopped answering");
+	return BLK_EH_RESET_TIMER;
+}
+
 static const struct blk_mq_ops xbf_mq_ops = {
 	.queue_rq = xbf_queue_rq,
 	.complete = xbf_complete_rq,
 	.init_hctx = xbf_init_hctx,
+	.timeout = xbf_timeout,
 };
 
 /* ---- rings ---- */
@@ -1649,6 +1677,7 @@ XBF_STAT_ATTR(zero_copy_fallbacks, XBF_ST(zc_fallbacks));
 XBF_STAT_ATTR(flush_stops, XBF_ST(flush_stops));
 XBF_STAT_ATTR(errors_revoke, XBF_ST(errors[XBF_ERR_REVOKE]));
 XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
+XBF_STAT_ATTR(errors_timeout, XBF_ST(errors[XBF_ERR_TIMEOUT]));
 XBF_STAT_ATTR(requests_held, xbf_nr_held(info));
 XBF_STAT_ATTR(requests_held_total, XBF_ST(held_total));
 XBF_STAT_ATTR(persistent, info->persistent);
@@ -1748,6 +1777,7 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_errors_protocol.attr,
 	&dev_attr_errors_revoke.attr,
 	&dev_attr_errors_dead.attr,
+	&dev_attr_errors_timeout.attr,
 	&dev_attr_requests_held.attr,
 	&dev_attr_requests_held_total.attr,
 	&dev_attr_persistent.attr,
@@ -1846,6 +1876,9 @@ static int xbf_alloc_disk(struct xbf_info *info)
 				 info->slots_per_rq * sizeof(struct xgp_slot *) +
 				 info->max_segs * sizeof(struct xbf_seg);
 	info->tag_set.driver_data = info;
+	/* without a timeout set, xbf_timeout() just rearms the default */
+	if (info->timeout)
+		info->tag_set.timeout = info->timeout * HZ;
 	err = blk_mq_alloc_tag_set(&info->tag_set);
 	if (err)
 		return err;
@@ -2147,6 +2180,7 @@ static int xbf_stats_show(struct seq_file *m, void *v)
 		[XBF_ERR_PROTOCOL] = "errors_protocol",
 		[XBF_ERR_REVOKE] = "errors_revoke",
 		[XBF_ERR_DEAD] = "errors_dead",
+		[XBF_ERR_TIMEOUT] = "errors_timeout",
 	};
 	unsigned int i;
 
@@ -2202,6 +2236,7 @@ static int xbf_probe(struct xenbus_device *dev,
 	info->held_delay = XBF_HELD_RETRY_MIN;
 	INIT_DELAYED_WORK(&info->held_work, xbf_held_work);
 	init_waitqueue_head(&info->held_wq);
+	info->timeout = READ_ONCE(xbf_request_timeout);
 	err = xbf_parse_vdevice(info);
 	if (err)
 		goto fail;

@@ -1,12 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-# blkfront-held - xen-blkfront-64k when its backend holds I/O or lies:
-# unbinds while it holds requests, a grant mapped behind the driver's
-# back, a disk size too large.  Interface: see smoke.sh; the domU helpers
-# (bf_*) come from blkfront.sh.  One domU (1 vCPU) with xvda on a loop
-# device and xvdc on device-mapper over a loop device, which dom0
-# suspends (dmsetup suspend) to hold its I/O:
+# blkfront-held - xen-blkfront-64k when its backend holds I/O or lies: a
+# backend that stops answering, unbinds while it holds requests, a grant
+# mapped behind the driver's back, a disk size too large.  Interface: see
+# smoke.sh; the domU helpers (bf_*) come from blkfront.sh.  One domU
+# (1 vCPU) with xvda on a loop device and xvdc on device-mapper over a
+# loop device, which dom0 suspends (dmsetup suspend) to hold its I/O:
 #   load          xen-grant-pool and xen-blkfront-64k load, both disks bound
 #                 to vbd-64k
+#   timeout       xvdc rebound with request_timeout=5 while dom0 holds its
+#                 I/O: the device is disabled ("a request is unanswered
+#                 after 5 s"), fio ends with errors instead of hanging; a
+#                 rebind brings xvdc back
 #   held-unbind   xvdc unbound while dom0 holds its I/O, twice: with
 #                 persistent grants the unbind ends after the driver's 10 s
 #                 wait for answers and the pool grants blkback still maps
@@ -26,7 +30,7 @@
 #                 disables the disk, whose size stays; a rebind recovers
 #   leaks         no grant-pool page or grant live after the last rmmod
 
-blkfront_held_steps="cpu-selfcheck load held-unbind unsent-grant bad-size leaks"
+blkfront_held_steps="cpu-selfcheck load timeout held-unbind unsent-grant bad-size leaks"
 blkfront_held_budget=900
 blkfront_held_domus="bfh"
 # Debugging: XPS_SCN_BFH_ONLY=step,step runs only those (and load).
@@ -73,6 +77,28 @@ blkfront_held_rpc() {
 
 # ---- domU side --------------------------------------------------------------
 # Each step helper sets _d (the details) and returns 0 for PASS.
+
+# timeout: request_timeout=5 on xvdc, its I/O held in dom0
+bfh_timeout() {
+	bf_c_unbind && bf_c_bind request_timeout=5 || { _d="xvdc did not come back"; return 1; }
+	_r=$(rpc hold-c)
+	[ "$_r" = ok ] || { _d="rpc hold-c: $_r"; return 1; }
+	bf_c_fio 90
+	_t=$(up) _ok=1
+	if wait_for 60 sh -c "! kill -0 $_fp 2>/dev/null"; then
+		wait $_fp; _fr=$?
+		_te=$(since "$_t")
+	else
+		_ok= _te=never
+	fi
+	_d="fio ended ${_te}s after dom0 held xvdc's I/O (rc ${_fr:-running}, $(bf_c_fio_err)); $(bf_xps xvdc dead errors_timeout errors_dead); $(dmesg | grep -o 'a request is unanswered after [0-9]* s' | tail -n 1)"
+	kill -9 $_fp 2>/dev/null; wait $_fp 2>/dev/null
+	rpc release-c >/dev/null
+	[ -n "$_ok" ] && [ "$(bf_x xvdc dead)" = 1 ] && [ "$(bf_x xvdc errors_timeout)" -ge 1 ] &&
+		[ "$_te" -ge 4 ] || _ok=
+	bf_c_unbind && bf_c_bind || { _d="$_d; xvdc did not come back"; return 1; }
+	[ -n "$_ok" ]
+}
 
 # held-unbind MODE: xvdc unbound while dom0 holds its I/O; MODE persistent
 # or zero-copy (set for xvdc's probe by the caller)
@@ -154,6 +180,9 @@ blkfront_held_domU() {
 	fi
 	bf_step load PASS "drivers $(bf_drv xvda)/$(bf_drv xvdc)"
 
+	if bfh_want timeout; then
+		if bfh_timeout; then bf_step timeout PASS "$_d"; else bf_step timeout FAIL "$_d"; fi
+	fi
 	if bfh_want held-unbind; then
 		_dd= _bad=
 		bfh_held_unbind persistent || _bad=1
