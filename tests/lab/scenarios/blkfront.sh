@@ -59,7 +59,7 @@ blkfront_dom0_prepare() {
 blkfront_domU_cfg() {
 	echo "memory = 512"
 	echo "vcpus = 2"
-	echo "disk = [ 'format=raw, vdev=xvda, access=rw, target=$BF_LOOPA', 'format=raw, vdev=xvdb, access=rw, target=$BF_LOOPB', 'format=raw, vdev=xvdc, access=rw, script=xps-block, target=$BF_LOOPC' ]"
+	echo "disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=$BF_LOOPA', 'format=raw, vdev=xvdb, access=rw, script=xps-block, target=$BF_LOOPB', 'format=raw, vdev=xvdc, access=rw, script=xps-block, target=$BF_LOOPC' ]"
 }
 
 # The stock driver must never bind; info lines on the console as they come.
