@@ -50,7 +50,7 @@
 #include <xen/interface/io/blkif.h>
 #include <xen/interface/io/protocols.h>
 #include <xen-pv-suite/grant_pool.h>
-#include <xen-pv-suite/blkfront_core.h>
+#include "blkfront_core.h"
 
 /* blkfront_core.h repeats these for the userspace tests */
 static_assert(XBF_BLKIF_OP_READ == BLKIF_OP_READ);

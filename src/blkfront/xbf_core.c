@@ -5,7 +5,7 @@
  * Pure logic of xen-blkfront-64k (builds in userspace too): request
  * layout in 4 KB grants, copy fragments, request ids and response checks.
  */
-#include <xen-pv-suite/blkfront_core.h>
+#include "blkfront_core.h"
 
 static unsigned int xbf_div_up(unsigned long n, unsigned long d)
 {

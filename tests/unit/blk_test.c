@@ -9,7 +9,7 @@
  * against malformed responses.  One PASS/FAIL line per test; SEED=<n>
  * reproduces a randomized run.
  */
-#include <xen-pv-suite/blkfront_core.h>
+#include "blkfront_core.h"
 #include "xt.h"
 
 static const unsigned int bt_limits[] = { 0, 8, 11, 12, 32, 128, 256, 4096, 9999 };
