@@ -67,20 +67,6 @@ static_assert(XBF_BLKIF_OP_DISCARD == BLKIF_OP_DISCARD);
 /* persistent grants a stock blkback keeps per ring (max_pgrants default) */
 #define XBF_BACKEND_PGRANTS	1056U
 
-/*
- * enum xenbus_state values: Xen's public ABI (xen/interface/io/xenbus.h),
- * fixed forever.  Spelled here because checkpatch --no-tree cannot see
- * the kernel's own CamelCase names and flags every use of them.
- */
-#define XBF_XS(v)		((enum xenbus_state)(v))
-#define XBF_XS_UNKNOWN		XBF_XS(0)
-#define XBF_XS_INITIALISING	XBF_XS(1)
-#define XBF_XS_INITWAIT		XBF_XS(2)
-#define XBF_XS_INITIALISED	XBF_XS(3)
-#define XBF_XS_CONNECTED	XBF_XS(4)
-#define XBF_XS_CLOSING		XBF_XS(5)
-#define XBF_XS_CLOSED		XBF_XS(6)
-
 /* ---- parameters: read at the next connect ---- */
 
 static unsigned int xbf_max_indirect_segments = 128;
@@ -1550,7 +1536,7 @@ again:
 		goto fail;
 	}
 	kfree(path);
-	xenbus_switch_state(dev, XBF_XS_INITIALISED);
+	xenbus_switch_state(dev, XenbusStateInitialised);
 	return 0;
 
 abort:
@@ -2028,7 +2014,7 @@ static void xbf_connect(struct xbf_info *info)
 			goto fail;
 	}
 	WRITE_ONCE(info->state, XBF_CONNECTED);
-	xenbus_switch_state(dev, XBF_XS_CONNECTED);
+	xenbus_switch_state(dev, XenbusStateConnected);
 
 	if (first) {
 		queue_work(system_long_wq, &info->add_work);
@@ -2091,12 +2077,12 @@ static void xbf_closing(struct xbf_info *info, enum xenbus_state be_state)
 {
 	struct xenbus_device *dev = info->xbdev;
 
-	if (dev->state != XBF_XS_CLOSED) {
+	if (dev->state != XenbusStateClosed) {
 		xbf_shutdown(info, "backend is closing");
 		xbf_fail_all(info);
 		xenbus_frontend_closed(dev);
 	}
-	if (be_state == XBF_XS_CLOSED)
+	if (be_state == XenbusStateClosed)
 		xbf_teardown(info, false);
 }
 
@@ -2112,21 +2098,21 @@ static void xbf_disconnect_backend(struct xbf_info *info)
 	unsigned long end;
 
 	st = xenbus_read_driver_state(dev->otherend);
-	if (st == XBF_XS_CLOSED || st == XBF_XS_UNKNOWN)
+	if (st == XenbusStateClosed || st == XenbusStateUnknown)
 		return;
-	xenbus_switch_state(dev, XBF_XS_CLOSING);
+	xenbus_switch_state(dev, XenbusStateClosing);
 	end = jiffies + 2 * HZ;
 	do {
 		st = xenbus_read_driver_state(dev->otherend);
-		if (st >= XBF_XS_CLOSING || st == XBF_XS_UNKNOWN)
+		if (st >= XenbusStateClosing || st == XenbusStateUnknown)
 			break;
 		msleep(20);
 	} while (time_before(jiffies, end));
-	xenbus_switch_state(dev, XBF_XS_CLOSED);
+	xenbus_switch_state(dev, XenbusStateClosed);
 	end = jiffies + 5 * HZ;
 	do {
 		st = xenbus_read_driver_state(dev->otherend);
-		if (st == XBF_XS_CLOSED || st == XBF_XS_UNKNOWN)
+		if (st == XenbusStateClosed || st == XenbusStateUnknown)
 			return;
 		msleep(20);
 	} while (time_before(jiffies, end));
@@ -2141,25 +2127,25 @@ static void xbf_backend_changed(struct xenbus_device *dev,
 
 	mutex_lock(&info->mutex);
 	switch (backend_state) {
-	case XBF_XS_INITWAIT:
-		if (dev->state != XBF_XS_INITIALISING || info->rings_live)
+	case XenbusStateInitWait:
+		if (dev->state != XenbusStateInitialising || info->rings_live)
 			break;
 		if (xbf_talk_to_backend(info))
 			xbf_kill(info, XBF_ERR_DEAD, "negotiation failed");
 		break;
-	case XBF_XS_CONNECTED:
-		if (dev->state != XBF_XS_INITIALISED &&
-		    dev->state != XBF_XS_CONNECTED)
+	case XenbusStateConnected:
+		if (dev->state != XenbusStateInitialised &&
+		    dev->state != XenbusStateConnected)
 			break;
 		xbf_connect(info);
 		break;
-	case XBF_XS_CLOSED:
-	case XBF_XS_CLOSING:
+	case XenbusStateClosed:
+	case XenbusStateClosing:
 		/*
 		 * Left over from a driver bound before us: the backend
 		 * answers our Initialising with InitWait.
 		 */
-		if (dev->state == XBF_XS_INITIALISING && !info->rings_live &&
+		if (dev->state == XenbusStateInitialising && !info->rings_live &&
 		    !info->gd)
 			break;
 		xbf_closing(info, backend_state);
@@ -2259,8 +2245,8 @@ static int xbf_probe(struct xenbus_device *dev,
 	 * A driver unbound before us left the device Closed; saying
 	 * Initialising again re-arms a Closed backend (it goes InitWait).
 	 */
-	dev->state = XBF_XS_UNKNOWN;
-	err = xenbus_switch_state(dev, XBF_XS_INITIALISING);
+	dev->state = XenbusStateUnknown;
+	err = xenbus_switch_state(dev, XenbusStateInitialising);
 	if (err) {
 		debugfs_remove_recursive(info->debugfs);
 		dev_set_drvdata(&dev->dev, NULL);
