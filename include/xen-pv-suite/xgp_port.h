@@ -23,6 +23,7 @@
 #include <linux/string.h>
 #include <linux/gfp.h>
 #include <asm/byteorder.h>
+#include <linux/export.h>
 
 #define XGP_PAGE_SHIFT		PAGE_SHIFT
 #else

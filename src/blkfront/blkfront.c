@@ -155,7 +155,7 @@ struct xbf_ring {
 	grant_ref_t ring_ref[XENBUS_MAX_RING_GRANTS];
 	evtchn_port_t evtchn;
 	int irq;
-	struct xbf_idtab ids;
+	struct xgp_idtab ids;
 	struct xgp_front_pool *pool;
 	struct work_struct grow_work;
 	bool stalled;			/* a request waited for room: rerun */
@@ -491,11 +491,11 @@ static void xbf_copy(struct xbf_info *info, struct request *rq,
 	unsigned long pos = 0, copies = 0;
 
 	rq_for_each_segment(bv, rq, iter) {
-		struct xbf_copy_iter it;
-		struct xbf_copy_frag f;
+		struct xgp_copy_iter it;
+		struct xgp_copy_frag f;
 
-		xbf_copy_iter_init(&it, bv.bv_offset, pos, bv.bv_len);
-		while (xbf_copy_next(&it, &f)) {
+		xgp_copy_iter_init(&it, bv.bv_offset, pos, bv.bv_len);
+		while (xgp_copy_next(&it, &f)) {
 			struct page *pg = nth_page(bv.bv_page, f.page_idx);
 			char *slot = (char *)pdu->slots[f.grant]->vaddr +
 				     f.grant_off;
@@ -546,15 +546,15 @@ static unsigned int xbf_drain_ring(struct xbf_ring *ring, bool requeue)
 	if (!ring->ids.ent)
 		return 0;
 	for (id = 0; id < ring->ids.size; id++) {
-		struct xbf_id_ent *e = &ring->ids.ent[id];
+		struct xgp_id_ent *e = &ring->ids.ent[id];
 		struct request *rq;
 		struct xbf_rq *pdu;
 
-		if (e->state != XBF_ID_INFLIGHT)
+		if (e->state != XGP_ID_INFLIGHT)
 			continue;
 		rq = (struct request *)e->cookie;
 		pdu = blk_mq_rq_to_pdu(rq);
-		xbf_id_put(&ring->ids, id);
+		xgp_id_put(&ring->ids, id);
 		if (--pdu->parts_left)
 			continue;
 		n++;
@@ -719,7 +719,7 @@ again:
 	{
 		u32 nr;
 
-		if (xbf_rsp_avail(rp, cons, ring->ring.req_prod_pvt,
+		if (xgp_rsp_avail(rp, cons, ring->ring.req_prod_pvt,
 				  ring->ring.nr_ents, &nr)) {
 			xbf_kill(info, XBF_ERR_PROTOCOL,
 				 "backend response producer out of range");
@@ -925,9 +925,9 @@ static blk_status_t xbf_get_zero_copy(struct xbf_ring *ring,
 	}
 	rq_for_each_segment(bv, rq, iter) {
 		struct xbf_direct_piece pc;
-		struct xbf_copy_iter it;
+		struct xgp_copy_iter it;
 
-		xbf_copy_iter_init(&it, bv.bv_offset, 0, bv.bv_len);
+		xgp_copy_iter_init(&it, bv.bv_offset, 0, bv.bv_len);
 		while (xbf_direct_next(&it, &pc)) {
 			struct page *pg = nth_page(bv.bv_page, pc.page_idx);
 			struct xbf_seg *seg = &pdu->segs[k++];
@@ -1109,7 +1109,7 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 		st = BLK_STS_IOERR;
 		goto unsent;
 	}
-	if (xbf_ring_free(ring->ring.req_prod_pvt, ring->ring.rsp_cons,
+	if (xgp_ring_free(ring->ring.req_prod_pvt, ring->ring.rsp_cons,
 			  ring->ring.nr_ents) < pdu->nr_parts ||
 	    ring->ids.size - ring->ids.inflight < pdu->nr_parts ||
 	    atomic_add_unless(&info->inject_unsent, -1, 0)) {
@@ -1120,7 +1120,7 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	pdu->parts_left = pdu->nr_parts;
 	if (!plan.nr_grants) {
-		id = xbf_id_get(&ring->ids, op, (unsigned long)rq, 0);
+		id = xgp_id_get(&ring->ids, op, (unsigned long)rq, 0);
 		/* the id fits: checked just above */
 		req.u.other.id = id;
 		*RING_GET_REQUEST(&ring->ring, ring->ring.req_prod_pvt) = req;
@@ -1130,7 +1130,7 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 		ind_slot = pdu->zero_copy ? 0 : plan.nr_grants;
 		for (i = 0; i < plan.nr_parts; i++) {
-			id = xbf_id_get(&ring->ids, op, (unsigned long)rq, i);
+			id = xgp_id_get(&ring->ids, op, (unsigned long)rq, i);
 			xbf_put_rw_part(ring, rq, pdu, &plan, i, id, op,
 					&ind_slot, &sector);
 		}
@@ -1277,7 +1277,7 @@ static void xbf_free_ring(struct xbf_ring *ring, bool requeue)
 	xbf_drain_ring(ring, requeue);
 	spin_unlock_irqrestore(&ring->lock, flags);
 	xbf_destroy_pool(ring);
-	xbf_idtab_destroy(&ring->ids);
+	xgp_idtab_destroy(&ring->ids);
 	xbf_free_ring_pages(ring);
 }
 
@@ -1356,7 +1356,7 @@ static int xbf_setup_ring(struct xbf_info *info, struct xbf_ring *ring)
 	SHARED_RING_INIT(sring);
 	FRONT_RING_INIT(&ring->ring, sring, nr * XEN_PAGE_SIZE);
 
-	err = xbf_idtab_init(&ring->ids, RING_SIZE(&ring->ring));
+	err = xgp_idtab_init(&ring->ids, RING_SIZE(&ring->ring));
 	if (err)
 		return err;
 	err = xenbus_alloc_evtchn(dev, &ring->evtchn);

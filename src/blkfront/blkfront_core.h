@@ -3,12 +3,15 @@
  * Copyright (C) 2026 xen-pv-suite developers
  *
  * Pure logic of xen-blkfront-64k: how a request's bytes are laid out in
- * 4 KB grants and ring requests, how data is copied between the block
- * layer's pages and the grant slots, and the bookkeeping that lets every
- * response from the backend be validated before it is acted upon.
+ * 4 KB grants and ring requests, which zero-copy segments can be granted
+ * in place, the request sizes a tag set is made for, and what the
+ * backend's responses mean.  The mechanics every frontend shares (request
+ * ids, ring accounting, the packed copy iterator) are xen-grant-pool's,
+ * in xgp_ring.h.
  *
  * Builds in the kernel and in userspace (tests/unit); it includes only
- * xgp_port.h and never touches Xen, locks or the block layer.
+ * xgp_port.h and xgp_ring.h and never touches Xen, locks or the block
+ * layer.
  *
  * Copied requests travel through frontend-owned 4 KB grant slots, packed
  * densely: byte b of a request lives in grant b / 4096 at offset
@@ -25,6 +28,7 @@
 #define XEN_PV_SUITE_BLKFRONT_CORE_H
 
 #include <xen-pv-suite/xgp_port.h>
+#include <xen-pv-suite/xgp_ring.h>
 
 #define XBF_SECTOR_SHIFT	9
 #define XBF_SECTORS_PER_GRANT	(XGP_GRANT_SIZE >> XBF_SECTOR_SHIFT)
@@ -101,45 +105,6 @@ unsigned int xbf_effective_segs(unsigned int backend_max,
 				unsigned int wanted);
 
 /**
- * struct xbf_copy_frag - one piece of a copy between a bio page and a slot
- * @page_idx: page index relative to the segment's first page
- * @page_off: byte offset in that page
- * @grant: grant (slot) index in the request
- * @grant_off: byte offset in that 4 KB grant
- * @len: bytes; never crosses a page or a grant boundary
- */
-struct xbf_copy_frag {
-	unsigned long page_idx;
-	unsigned int page_off;
-	unsigned int grant;
-	unsigned int grant_off;
-	unsigned int len;
-};
-
-/**
- * struct xbf_copy_iter - walk a segment of a request in copy fragments
- * @src: byte position relative to the segment's first page
- * @dst: byte position in the request (packed grants)
- * @remain: bytes left
- */
-struct xbf_copy_iter {
-	unsigned long src;
-	unsigned long dst;
-	unsigned long remain;
-};
-
-static inline void xbf_copy_iter_init(struct xbf_copy_iter *it,
-				      unsigned long page_off,
-				      unsigned long req_pos, unsigned long len)
-{
-	it->src = page_off;
-	it->dst = req_pos;
-	it->remain = len;
-}
-
-bool xbf_copy_next(struct xbf_copy_iter *it, struct xbf_copy_frag *f);
-
-/**
  * struct xbf_direct_piece - one grant of a zero-copy segment
  * @page_idx: page index relative to the segment's first page
  * @sub: 4 KB frame within that page
@@ -157,44 +122,11 @@ struct xbf_direct_piece {
 
 unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len,
 			       unsigned int sector_size);
-bool xbf_direct_next(struct xbf_copy_iter *it, struct xbf_direct_piece *p);
+bool xbf_direct_next(struct xgp_copy_iter *it, struct xbf_direct_piece *p);
 
 /* ---- request ids and response validation ---- */
 
-enum xbf_id_state {
-	XBF_ID_FREE,
-	XBF_ID_INFLIGHT,
-};
-
-/**
- * struct xbf_id_ent - one request id (shadow entry)
- * @cookie: caller's request
- * @next_free: free-list link
- * @state: enum xbf_id_state
- * @op: operation the response must carry
- * @part: part of the block request
- */
-struct xbf_id_ent {
-	unsigned long cookie;
-	unsigned int next_free;
-	u8 state;
-	u8 op;
-	u8 part;
-};
-
-/**
- * struct xbf_idtab - request ids of one ring
- * @size: number of ids (the ring size)
- * @inflight: ids handed out and not completed
- * @free_head: first free id, @size if none
- * @ent: @size entries
- */
-struct xbf_idtab {
-	unsigned int size;
-	unsigned int inflight;
-	unsigned int free_head;
-	struct xbf_id_ent *ent;
-};
+/* ---- response validation ---- */
 
 /* Verdicts on a response; the first three complete the id. */
 enum xbf_verdict {
@@ -225,21 +157,10 @@ enum xbf_outcome {
 	XBF_OUT_NOTSUPP,
 };
 
-int xbf_idtab_init(struct xbf_idtab *t, unsigned int size);
-void xbf_idtab_destroy(struct xbf_idtab *t);
-void xbf_idtab_reset(struct xbf_idtab *t);
-int xbf_id_get(struct xbf_idtab *t, u8 op, unsigned long cookie, u8 part);
-void xbf_id_put(struct xbf_idtab *t, unsigned int id);
-enum xbf_verdict xbf_rsp_check(struct xbf_idtab *t, u64 id, u8 op,
+enum xbf_verdict xbf_rsp_check(struct xgp_idtab *t, u64 id, u8 op,
 			       int status, unsigned long *cookie, u8 *part);
 const char *xbf_verdict_str(enum xbf_verdict v);
 enum xbf_outcome xbf_rsp_outcome(u8 op, enum xbf_verdict v,
 				 unsigned int nr_segs, bool *stop_flush);
-
-/* ---- ring index accounting (RING_IDX arithmetic, wraps at 2^32) ---- */
-
-int xbf_rsp_avail(u32 rsp_prod, u32 rsp_cons, u32 req_prod_pvt,
-		  u32 ring_size, u32 *nr);
-u32 xbf_ring_free(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size);
 
 #endif /* XEN_PV_SUITE_BLKFRONT_CORE_H */

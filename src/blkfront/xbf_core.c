@@ -3,7 +3,8 @@
  * Copyright (C) 2026 xen-pv-suite developers
  *
  * Pure logic of xen-blkfront-64k (builds in userspace too): request
- * layout in 4 KB grants, copy fragments, request ids and response checks.
+ * layout in 4 KB grants, zero-copy pieces, request sizes and response
+ * checks.
  */
 #include "blkfront_core.h"
 
@@ -203,33 +204,6 @@ void xbf_grant_sects(unsigned long bytes, unsigned int grant,
 }
 
 /**
- * xbf_copy_next - next fragment of a segment copy
- * @it: iterator from xbf_copy_iter_init()
- * @f: filled with the fragment
- *
- * Return: false once the segment is done.
- */
-bool xbf_copy_next(struct xbf_copy_iter *it, struct xbf_copy_frag *f)
-{
-	unsigned long page_room, grant_room, len;
-
-	if (!it->remain)
-		return false;
-	f->page_idx = it->src / XGP_PAGE_SIZE;
-	f->page_off = it->src % XGP_PAGE_SIZE;
-	f->grant = it->dst / XGP_GRANT_SIZE;
-	f->grant_off = it->dst % XGP_GRANT_SIZE;
-	page_room = XGP_PAGE_SIZE - f->page_off;
-	grant_room = XGP_GRANT_SIZE - f->grant_off;
-	len = min(it->remain, min(page_room, grant_room));
-	f->len = len;
-	it->src += len;
-	it->dst += len;
-	it->remain -= len;
-	return true;
-}
-
-/**
  * xbf_direct_pieces - grants a zero-copy segment needs
  * @page_off: byte offset of the segment in its first page
  * @len: segment length
@@ -260,13 +234,13 @@ unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len,
 
 /**
  * xbf_direct_next - next grant of a zero-copy segment
- * @it: iterator from xbf_copy_iter_init() (@req_pos unused); the
+ * @it: iterator from xgp_copy_iter_init() (@req_pos unused); the
  *	segment must have passed xbf_direct_pieces()
  * @p: filled with the piece
  *
  * Return: false once the segment is done.
  */
-bool xbf_direct_next(struct xbf_copy_iter *it, struct xbf_direct_piece *p)
+bool xbf_direct_next(struct xgp_copy_iter *it, struct xbf_direct_piece *p)
 {
 	unsigned long frame_off, len;
 
@@ -285,99 +259,11 @@ bool xbf_direct_next(struct xbf_copy_iter *it, struct xbf_direct_piece *p)
 	return true;
 }
 
-/* ---- request ids ---- */
-
-/**
- * xbf_idtab_init - allocate the ids of a ring, all free
- * @t: table
- * @size: number of ids
- *
- * Return: 0 or -ENOMEM.
- */
-int xbf_idtab_init(struct xbf_idtab *t, unsigned int size)
-{
-	memset(t, 0, sizeof(*t));
-	t->ent = kcalloc(size, sizeof(*t->ent), GFP_KERNEL);
-	if (!t->ent)
-		return -ENOMEM;
-	t->size = size;
-	xbf_idtab_reset(t);
-	return 0;
-}
-
-void xbf_idtab_destroy(struct xbf_idtab *t)
-{
-	kfree(t->ent);
-	t->ent = NULL;
-	t->size = 0;
-}
-
-/**
- * xbf_idtab_reset - mark every id free (after the caller failed or
- * requeued all requests)
- * @t: table
- */
-void xbf_idtab_reset(struct xbf_idtab *t)
-{
-	unsigned int i;
-
-	for (i = 0; i < t->size; i++) {
-		t->ent[i].state = XBF_ID_FREE;
-		t->ent[i].cookie = 0;
-		t->ent[i].next_free = i + 1;
-	}
-	t->free_head = 0;
-	t->inflight = 0;
-}
-
-/**
- * xbf_id_get - take a free id for a ring request
- * @t: table
- * @op: operation the response must echo
- * @cookie: caller's request
- * @part: part index of the block request
- *
- * Return: the id, or -ENOSPC.
- */
-int xbf_id_get(struct xbf_idtab *t, u8 op, unsigned long cookie, u8 part)
-{
-	unsigned int id = t->free_head;
-	struct xbf_id_ent *e;
-
-	if (id >= t->size)
-		return -ENOSPC;
-	e = &t->ent[id];
-	t->free_head = e->next_free;
-	e->state = XBF_ID_INFLIGHT;
-	e->op = op;
-	e->cookie = cookie;
-	e->part = part;
-	t->inflight++;
-	return id;
-}
-
-/**
- * xbf_id_put - give an id back without a response (request not sent)
- * @t: table
- * @id: an id from xbf_id_get()
- */
-void xbf_id_put(struct xbf_idtab *t, unsigned int id)
-{
-	struct xbf_id_ent *e;
-
-	if (id >= t->size || t->ent[id].state != XBF_ID_INFLIGHT)
-		return;
-	e = &t->ent[id];
-	e->state = XBF_ID_FREE;
-	e->cookie = 0;
-	e->next_free = t->free_head;
-	t->free_head = id;
-	t->inflight--;
-}
+/* ---- response validation ---- */
 
 /**
  * xbf_rsp_check - validate a response copied off the ring
- * @t: table of the ring it came from
+ * @t: request ids of the ring it came from
  * @id: response id (untrusted)
  * @op: response operation (untrusted)
  * @status: response status (untrusted)
@@ -391,19 +277,21 @@ void xbf_id_put(struct xbf_idtab *t, unsigned int id)
  *
  * Return: the verdict.
  */
-enum xbf_verdict xbf_rsp_check(struct xbf_idtab *t, u64 id, u8 op,
+enum xbf_verdict xbf_rsp_check(struct xgp_idtab *t, u64 id, u8 op,
 			       int status, unsigned long *cookie, u8 *part)
 {
 	enum xbf_verdict v;
-	struct xbf_id_ent *e;
 
-	if (id >= t->size)
+	switch (xgp_id_check(t, id, op)) {
+	case XGP_ID_OK:
+		break;
+	case XGP_ID_BAD:
 		return XBF_RSP_BAD_ID;
-	e = &t->ent[id];
-	if (e->state != XBF_ID_INFLIGHT)
+	case XGP_ID_NOT_INFLIGHT:
 		return XBF_RSP_NOT_INFLIGHT;
-	if (e->op != op)
+	default:
 		return XBF_RSP_BAD_OP;
+	}
 	switch (status) {
 	case XBF_BLKIF_RSP_OKAY:
 		v = XBF_RSP_OKAY;
@@ -417,9 +305,7 @@ enum xbf_verdict xbf_rsp_check(struct xbf_idtab *t, u64 id, u8 op,
 	default:
 		return XBF_RSP_BAD_STATUS;
 	}
-	*cookie = e->cookie;
-	*part = e->part;
-	xbf_id_put(t, id);
+	xgp_id_complete(t, id, cookie, part);
 	return v;
 }
 
@@ -469,45 +355,4 @@ enum xbf_outcome xbf_rsp_outcome(u8 op, enum xbf_verdict v,
 		return XBF_OUT_OK;
 	}
 	return v == XBF_RSP_NOTSUPP ? XBF_OUT_NOTSUPP : XBF_OUT_IOERR;
-}
-
-/* ---- ring indexes ---- */
-
-/**
- * xbf_rsp_avail - how many new responses the backend published
- * @rsp_prod: the backend's response producer (untrusted, read once)
- * @rsp_cons: our consumer
- * @req_prod_pvt: our request producer
- * @ring_size: entries in the ring
- * @nr: set to the number of new responses
- *
- * Return: 0, or -EPROTO if the backend claims more responses than
- * requests are outstanding (or than fit in the ring).
- */
-int xbf_rsp_avail(u32 rsp_prod, u32 rsp_cons, u32 req_prod_pvt,
-		  u32 ring_size, u32 *nr)
-{
-	u32 n = rsp_prod - rsp_cons;
-	u32 outstanding = req_prod_pvt - rsp_cons;
-
-	*nr = 0;
-	if (outstanding > ring_size || n > outstanding)
-		return -EPROTO;
-	*nr = n;
-	return 0;
-}
-
-/**
- * xbf_ring_free - request slots free in the ring
- * @req_prod_pvt: our request producer
- * @rsp_cons: our response consumer
- * @ring_size: entries in the ring
- *
- * Return: free slots (0 if the indexes are inconsistent).
- */
-u32 xbf_ring_free(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size)
-{
-	u32 used = req_prod_pvt - rsp_cons;
-
-	return used > ring_size ? 0 : ring_size - used;
 }

@@ -3,10 +3,10 @@
  * Copyright (C) 2026 xen-pv-suite developers
  *
  * Unit tests of the pure xen-blkfront-64k logic (src/blkfront/xbf_core.c):
- * request layout in 4 KB grants for 4, 16 and 64 KB pages, copy
- * fragments for odd offsets and lengths, plain/indirect/split limits,
- * ring index and request id accounting, and response validation
- * against malformed responses.  One PASS/FAIL line per test; SEED=<n>
+ * request layout in 4 KB grants for 4, 16 and 64 KB pages, zero-copy
+ * pieces, plain/indirect/split limits, request sizes, and response
+ * validation against malformed responses (on top of xen-grant-pool's
+ * request ids, tested in test_ring.c).  One PASS/FAIL line per test; SEED=<n>
  * reproduces a randomized run.
  */
 #include "blkfront_core.h"
@@ -213,138 +213,17 @@ static void test_grant_sects(void)
 	}
 }
 
-#define BT_MAX_SEGS	16
-#define BT_MAX_BYTES	(BT_MAX_SEGS * 4 * 65536UL)
-
-/*
- * A request made of segments at random offsets of random pages (odd
- * lengths too: the block layer only promises the total is aligned),
- * copied into packed grants and back through the fragments.
- */
-static void bt_copy_case(unsigned int nsegs, const unsigned long *off,
-			 const unsigned long *len, unsigned char *src,
-			 unsigned char *grants, unsigned char *back)
-{
-	unsigned long pos = 0, seg_base = 0, total = 0;
-	struct xbf_copy_frag f;
-	struct xbf_copy_iter it;
-	unsigned int s;
-
-	for (s = 0; s < nsegs; s++)
-		total += len[s];
-	memset(grants, 0xee, BT_MAX_BYTES);
-	for (s = 0; s < nsegs; s++) {
-		unsigned long done = 0;
-
-		xbf_copy_iter_init(&it, off[s], pos, len[s]);
-		while (xbf_copy_next(&it, &f)) {
-			unsigned long from = seg_base +
-				f.page_idx * XGP_PAGE_SIZE + f.page_off;
-			unsigned long to = (unsigned long)f.grant *
-				XGP_GRANT_SIZE + f.grant_off;
-
-			XT_CHECK(f.len >= 1, "empty fragment");
-			XT_CHECK(f.page_off + f.len <= XGP_PAGE_SIZE,
-				 "seg %u: fragment crosses a page", s);
-			XT_CHECK(f.grant_off + f.len <= XGP_GRANT_SIZE,
-				 "seg %u: fragment crosses a grant", s);
-			XT_CHECK(from == seg_base + off[s] + done,
-				 "seg %u: source %lu, want %lu", s, from,
-				 seg_base + off[s] + done);
-			XT_CHECK(to == pos + done, "seg %u: dest %lu want %lu",
-				 s, to, pos + done);
-			memcpy(grants + to, src + from, f.len);
-			done += f.len;
-		}
-		XT_CHECK(done == len[s], "seg %u copied %lu of %lu", s, done,
-			 len[s]);
-		pos += len[s];
-		/* next segment in other pages */
-		seg_base += ((off[s] + len[s]) / XGP_PAGE_SIZE + 1) *
-			    XGP_PAGE_SIZE;
-	}
-	/* packed: the grants hold the segments' bytes back to back */
-	pos = 0;
-	seg_base = 0;
-	for (s = 0; s < nsegs; s++) {
-		XT_CHECK(!memcmp(grants + pos, src + seg_base + off[s], len[s]),
-			 "seg %u data differs in the grants", s);
-		pos += len[s];
-		seg_base += ((off[s] + len[s]) / XGP_PAGE_SIZE + 1) *
-			    XGP_PAGE_SIZE;
-	}
-	XT_CHECK(grants[total] == 0xee, "wrote past the request");
-	/* and back (the read direction) */
-	pos = 0;
-	seg_base = 0;
-	for (s = 0; s < nsegs; s++) {
-		xbf_copy_iter_init(&it, off[s], pos, len[s]);
-		while (xbf_copy_next(&it, &f))
-			memcpy(back + seg_base + f.page_idx * XGP_PAGE_SIZE +
-			       f.page_off, grants + (unsigned long)f.grant *
-			       XGP_GRANT_SIZE + f.grant_off, f.len);
-		XT_CHECK(!memcmp(back + seg_base + off[s], src + seg_base + off[s],
-				 len[s]), "seg %u: read back differs", s);
-		pos += len[s];
-		seg_base += ((off[s] + len[s]) / XGP_PAGE_SIZE + 1) *
-			    XGP_PAGE_SIZE;
-	}
-}
-
-static void test_copy(void)
-{
-	const unsigned long p = XGP_PAGE_SIZE, g = XGP_GRANT_SIZE;
-	const unsigned long offs[] = { 0, 1, 511, 512, g - 1, g, g + 7,
-				       p - 512, p - 1 };
-	const unsigned long lens[] = { 1, 3, 511, 512, 1000, g - 1, g, g + 1,
-				       p - 1, p, p + 513, 2 * p + 512 };
-	unsigned char *src, *grants, *back;
-	unsigned long off[BT_MAX_SEGS], len[BT_MAX_SEGS];
-	unsigned int i, j, k, n, iter;
-
-	src = malloc(BT_MAX_SEGS * 4 * 65536UL);
-	back = calloc(1, BT_MAX_SEGS * 4 * 65536UL);
-	grants = malloc(BT_MAX_BYTES + 1);
-	XT_CHECK(src && back && grants, "out of memory");
-	for (i = 0; i < BT_MAX_SEGS * 4 * 65536UL; i++)
-		src[i] = xt_rand();
-	/* fixed: two segments, every offset/length pair, odd lengths too */
-	for (i = 0; i < ARRAY_SIZE(offs) && !xt_failed; i++)
-		for (j = 0; j < ARRAY_SIZE(lens) && !xt_failed; j++)
-			for (k = 0; k < ARRAY_SIZE(offs) && !xt_failed; k++) {
-				off[0] = offs[i];
-				len[0] = lens[j];
-				off[1] = offs[k];
-				len[1] = lens[ARRAY_SIZE(lens) - 1 - j];
-				bt_copy_case(2, off, len, src, grants, back);
-			}
-	/* random */
-	for (iter = 0; iter < 3000 && !xt_failed; iter++) {
-		n = 1 + xt_below(BT_MAX_SEGS);
-		for (i = 0; i < n; i++) {
-			off[i] = xt_below(p);
-			len[i] = 1 + xt_below(2 * p);
-			if (len[i] > 3 * 65536UL - off[i])
-				len[i] = 1;
-		}
-		bt_copy_case(n, off, len, src, grants, back);
-	}
-	free(src);
-	free(back);
-	free(grants);
-}
-
 /* Malformed responses: every bad one is refused and changes nothing. */
 static void test_rsp_malformed(void)
 {
-	struct xbf_idtab t;
+	struct xgp_idtab t;
 	unsigned long cookie = 0;
 	u8 part = 0;
 	int a, b, i;
 
-	XT_CHECK(!xbf_idtab_init(&t, 32), "init");
-	a = xbf_id_get(&t, 0, 0x1000, 0);	/* read */
-	b = xbf_id_get(&t, 1, 0x2000, 1);	/* write */
+	XT_CHECK(!xgp_idtab_init(&t, 32), "init");
+	a = xgp_id_get(&t, 0, 0x1000, 0);	/* read */
+	b = xgp_id_get(&t, 1, 0x2000, 1);	/* write */
 	XT_CHECK(a == 0 && b == 1 && t.inflight == 2, "ids %d %d", a, b);
 	XT_CHECK(xbf_rsp_check(&t, 32, 0, 0, &cookie, &part) == XBF_RSP_BAD_ID,
 		 "id == size");
@@ -372,15 +251,15 @@ static void test_rsp_malformed(void)
 	XT_CHECK(t.inflight == 0, "inflight %u", t.inflight);
 	/* exhaust, then one more */
 	for (i = 0; i < 32; i++)
-		XT_CHECK(xbf_id_get(&t, 0, i + 1, 0) >= 0, "get %d", i);
-	XT_CHECK(xbf_id_get(&t, 0, 99, 0) == -ENOSPC, "33rd id");
+		XT_CHECK(xgp_id_get(&t, 0, i + 1, 0) >= 0, "get %d", i);
+	XT_CHECK(xgp_id_get(&t, 0, 99, 0) == -ENOSPC, "33rd id");
 	XT_CHECK(xbf_rsp_check(&t, 7, 0, -2, &cookie, &part) ==
 		 XBF_RSP_NOTSUPP && cookie == 8, "eopnotsupp");
-	XT_CHECK(xbf_id_get(&t, 3, 99, 0) == 7, "freed id reused");
-	xbf_id_put(&t, 40);	/* ignored */
-	xbf_idtab_reset(&t);
-	XT_CHECK(t.inflight == 0 && xbf_id_get(&t, 0, 1, 0) == 0, "reset");
-	xbf_idtab_destroy(&t);
+	XT_CHECK(xgp_id_get(&t, 3, 99, 0) == 7, "freed id reused");
+	xgp_id_put(&t, 40);	/* ignored */
+	xgp_idtab_reset(&t);
+	XT_CHECK(t.inflight == 0 && xgp_id_get(&t, 0, 1, 0) == 0, "reset");
+	xgp_idtab_destroy(&t);
 	XT_CHECK(!strcmp(xbf_verdict_str(XBF_RSP_BAD_OP), "wrong operation"),
 		 "verdict name");
 }
@@ -389,20 +268,20 @@ static void test_rsp_malformed(void)
 static void test_rsp_random(void)
 {
 	enum { N = 64 };
-	struct xbf_idtab t;
+	struct xgp_idtab t;
 	bool out[N] = { 0 };
 	u8 ops[N] = { 0 };
 	unsigned long cookie;
 	unsigned int inflight = 0, i;
 	u8 part;
 
-	XT_CHECK(!xbf_idtab_init(&t, N), "init");
+	XT_CHECK(!xgp_idtab_init(&t, N), "init");
 	for (i = 0; i < 200000; i++) {
 		unsigned int r = xt_below(4);
 
 		if (r == 0) {
 			u8 op = xt_below(7);
-			int id = xbf_id_get(&t, op, 1000 + i, op);
+			int id = xgp_id_get(&t, op, 1000 + i, op);
 
 			if (inflight == N) {
 				XT_CHECK(id == -ENOSPC, "full but got %d", id);
@@ -446,7 +325,7 @@ static void test_rsp_random(void)
 		XT_CHECK(t.inflight == inflight, "inflight %u vs %u",
 			 t.inflight, inflight);
 	}
-	xbf_idtab_destroy(&t);
+	xgp_idtab_destroy(&t);
 }
 
 /* Flush and barrier answers: downgraded where the backend cannot flush. */
@@ -483,26 +362,6 @@ static void test_rsp_outcome(void)
 		 XBF_OUT_OK && !stop, "read ok");
 }
 
-static void test_ring_accounting(void)
-{
-	u32 nr;
-
-	XT_CHECK(!xbf_rsp_avail(5, 2, 7, 32, &nr) && nr == 3, "simple");
-	XT_CHECK(xbf_rsp_avail(8, 2, 7, 32, &nr) == -EPROTO && nr == 0,
-		 "more responses than requests");
-	XT_CHECK(xbf_rsp_avail(1, 2, 7, 32, &nr) == -EPROTO,
-		 "producer behind consumer");
-	XT_CHECK(!xbf_rsp_avail(3, 0xfffffffeU, 5, 32, &nr) && nr == 5,
-		 "wrap");
-	XT_CHECK(xbf_rsp_avail(0x80000000U, 0, 40, 32, &nr) == -EPROTO,
-		 "more outstanding than the ring holds");
-	XT_CHECK(!xbf_rsp_avail(7, 7, 7, 32, &nr) && nr == 0, "none");
-	XT_CHECK(xbf_ring_free(7, 7, 32) == 32, "empty ring");
-	XT_CHECK(xbf_ring_free(39, 7, 32) == 0, "full ring");
-	XT_CHECK(xbf_ring_free(2, 0xfffffff0U, 32) == 14, "wrap free");
-	XT_CHECK(xbf_ring_free(100, 7, 32) == 0, "inconsistent");
-}
-
 /*
  * Zero-copy segments: every piece stays inside one 4 KB frame, the
  * pieces cover the segment in order, the sector range of each piece
@@ -513,12 +372,12 @@ static void bt_direct_one(unsigned long off, unsigned long len,
 			  unsigned int ss)
 {
 	struct xbf_direct_piece pc;
-	struct xbf_copy_iter it;
+	struct xgp_copy_iter it;
 	unsigned long pos = off, done = 0;
 	unsigned int n = 0, want = xbf_direct_pieces(off, len, ss);
 
 	XT_CHECK(want, "off %lu len %lu refused", off, len);
-	xbf_copy_iter_init(&it, off, 0, len);
+	xgp_copy_iter_init(&it, off, 0, len);
 	while (xbf_direct_next(&it, &pc)) {
 		unsigned long at = pc.page_idx * XGP_PAGE_SIZE +
 				   (unsigned long)pc.sub * XGP_GRANT_SIZE +
@@ -612,12 +471,10 @@ static const struct xt_case bt_cases[] = {
 	{ "blk_limits", test_limits },
 	{ "blk_sectors", test_sectors },
 	{ "blk_grant_sects", test_grant_sects },
-	{ "blk_copy", test_copy },
 	{ "blk_direct", test_direct },
 	{ "blk_rsp_malformed", test_rsp_malformed },
 	{ "blk_rsp_random", test_rsp_random },
 	{ "blk_rsp_outcome", test_rsp_outcome },
-	{ "blk_ring_accounting", test_ring_accounting },
 };
 
 int main(void)

@@ -71,6 +71,10 @@ void fb_reset(void);
 /* ---- the tests ---- */
 
 void test_chunk_count(void);
+void test_ring_ids_malformed(void);
+void test_ring_ids_random(void);
+void test_ring_accounting(void);
+void test_ring_copy(void);
 void test_chunk_boundaries(void);
 void test_chunk_random(void);
 void test_pattern(void);

@@ -24,6 +24,10 @@ static const struct xt_case cases[] = {
 	{ "back_lru_purge", test_back_lru_purge },
 	{ "back_failures", test_back_failures },
 	{ "back_random", test_back_random },
+	{ "ring_ids_malformed", test_ring_ids_malformed },
+	{ "ring_ids_random", test_ring_ids_random },
+	{ "ring_accounting", test_ring_accounting },
+	{ "ring_copy", test_ring_copy },
 };
 
 /* No fault injection left over from the previous test. */

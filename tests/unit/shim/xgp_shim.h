@@ -33,6 +33,8 @@ typedef unsigned int gfp_t;
 #define le32_to_cpu(x)	le32toh(x)
 
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
+/* the pure code xen-grant-pool exports to the frontends */
+#define EXPORT_SYMBOL_GPL(sym)	extern int xgp_shim_export_dummy
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
