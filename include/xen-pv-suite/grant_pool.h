@@ -11,6 +11,10 @@
  * Destroying the pool ends every grant with a checked revoke: pages the
  * backend still maps are never freed or reused but retried later.
  *
+ * Shared rings: xgp_ring_alloc() grants 2^order zeroed 4 KB pages;
+ * xgp_ring_release() revokes them the same way, keeping a ring the
+ * backend still maps until it lets go.
+ *
  * Backend side: a cache of mapped grants keyed by (domid, gref) with a
  * hard cap on mapped entries per device and LRU purge of idle entries.
  *
@@ -43,6 +47,11 @@ struct xgp_slot *xgp_front_get(struct xgp_front_pool *pool);
 void xgp_front_put(struct xgp_front_pool *pool, struct xgp_slot *slot);
 void xgp_front_pool_stats(struct xgp_front_pool *pool,
 			  struct xgp_front_stats *out);
+
+void *xgp_ring_alloc(domid_t domid, unsigned int order, grant_ref_t *refs,
+		     gfp_t gfp);
+unsigned int xgp_ring_release(domid_t domid, void *va, unsigned int order,
+			      grant_ref_t *refs);
 
 struct xgp_back_cache *xgp_back_cache_create(const char *name, domid_t domid,
 					     unsigned int cap);

@@ -82,7 +82,7 @@ void xgp_id_complete(struct xgp_idtab *t, unsigned int id,
 
 int xgp_rsp_avail(u32 rsp_prod, u32 rsp_cons, u32 req_prod_pvt,
 		  u32 ring_size, u32 *nr);
-u32 xgp_ring_free(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size);
+u32 xgp_ring_room(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size);
 
 /* ---- packed copy iterator ---- */
 

@@ -179,7 +179,6 @@ struct xbf_info {
 	bool dead;			/* no new I/O; set once, never cleared */
 	bool dead_error;		/* killed: responses no longer read */
 	bool rings_live;		/* rings allocated and published */
-	bool leaked;			/* ring pages kept: backend mapped them */
 	struct work_struct kill_work;
 	struct work_struct add_work;	/* device_add_disk(), see xbf_add_work() */
 	struct work_struct wc_work;	/* write cache on/off, xbf_wc_work() */
@@ -1109,7 +1108,7 @@ static blk_status_t xbf_queue_rq(struct blk_mq_hw_ctx *hctx,
 		st = BLK_STS_IOERR;
 		goto unsent;
 	}
-	if (xgp_ring_free(ring->ring.req_prod_pvt, ring->ring.rsp_cons,
+	if (xgp_ring_room(ring->ring.req_prod_pvt, ring->ring.rsp_cons,
 			  ring->ring.nr_ents) < pdu->nr_parts ||
 	    ring->ids.size - ring->ids.inflight < pdu->nr_parts ||
 	    atomic_add_unless(&info->inject_unsent, -1, 0)) {
@@ -1207,31 +1206,20 @@ static const struct blk_mq_ops xbf_mq_ops = {
 static void xbf_free_ring_pages(struct xbf_ring *ring)
 {
 	struct xbf_info *info = ring->info;
-	unsigned int i, nr = 1U << info->ring_order, busy = 0;
+	unsigned int busy;
 
-	if (!ring->ring_va)
-		return;
-	for (i = 0; i < nr; i++) {
-		if (ring->ring_ref[i] == INVALID_GRANT_REF)
-			continue;
-		if (gnttab_try_end_foreign_access(ring->ring_ref[i]))
-			ring->ring_ref[i] = INVALID_GRANT_REF;
-		else
-			busy++;
-	}
+	/*
+	 * A ring the backend still maps is kept by the grant pool, never
+	 * reused, and freed once it lets go: blkback keeps its ring mapped
+	 * until the next connect when it had I/O in flight at the close.
+	 */
+	busy = xgp_ring_release(info->xbdev->otherend_id, ring->ring_va,
+				info->ring_order, ring->ring_ref);
 	if (busy) {
-		/*
-		 * Never freed or reused: the backend can still write it.
-		 * Blkback keeps a ring mapped while it has I/O in flight at
-		 * the close, until the next connect.
-		 */
 		xbf_count_err(info, XBF_ERR_REVOKE);
-		info->leaked = true;
-		dev_err(&info->xbdev->dev,
-			"queue %u: backend still maps %u ring page(s); they are kept, never reused\n",
-			ring->index, busy);
-	} else {
-		free_pages_exact(ring->ring_va, nr * XEN_PAGE_SIZE);
+		dev_warn(&info->xbdev->dev,
+			 "queue %u: backend still maps %u ring page(s); kept until it lets go\n",
+			 ring->index, busy);
 	}
 	ring->ring_va = NULL;
 }
@@ -1335,23 +1323,16 @@ static int xbf_setup_ring(struct xbf_info *info, struct xbf_ring *ring)
 	struct xenbus_device *dev = info->xbdev;
 	unsigned int i, nr = 1U << info->ring_order;
 	struct blkif_sring *sring;
-	int err, ref;
+	void *va;
+	int err;
 
 	for (i = 0; i < XENBUS_MAX_RING_GRANTS; i++)
 		ring->ring_ref[i] = INVALID_GRANT_REF;
-	ring->ring_va = alloc_pages_exact(nr * XEN_PAGE_SIZE,
-					  GFP_NOIO | __GFP_ZERO);
-	if (!ring->ring_va)
-		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		void *va = (char *)ring->ring_va + i * XEN_PAGE_SIZE;
-
-		ref = gnttab_grant_foreign_access(dev->otherend_id,
-						  virt_to_gfn(va), 0);
-		if (ref < 0)
-			return ref;
-		ring->ring_ref[i] = ref;
-	}
+	va = xgp_ring_alloc(dev->otherend_id, info->ring_order, ring->ring_ref,
+			    GFP_NOIO);
+	if (IS_ERR(va))
+		return PTR_ERR(va);
+	ring->ring_va = va;
 	sring = ring->ring_va;
 	SHARED_RING_INIT(sring);
 	FRONT_RING_INIT(&ring->ring, sring, nr * XEN_PAGE_SIZE);
@@ -2309,8 +2290,6 @@ static void xbf_remove(struct xenbus_device *dev)
 	list_del(&info->node);
 	mutex_unlock(&xbf_devices_lock);
 	dev_set_drvdata(&dev->dev, NULL);
-	if (info->leaked)
-		dev_err(&dev->dev, "ring pages still mapped by the backend were kept\n");
 	kfree(info->rings);
 	kfree(info);
 }

@@ -88,6 +88,8 @@ static int xgp_global_stats_show(struct seq_file *m, void *v)
 	struct xgp_back_cache *cache;
 	struct xgp_front_stats fs;
 	struct xgp_back_stats bs;
+	u64 rings_freed, rings_leaked;
+	unsigned int rings_kept;
 
 	mutex_lock(&xgp_registry_lock);
 	list_for_each_entry(pool, &xgp_pools, node) {
@@ -110,6 +112,9 @@ static int xgp_global_stats_show(struct seq_file *m, void *v)
 		   READ_ONCE(xgp_deferred.nr_pages), READ_ONCE(xgp_deferred.leaked));
 	seq_printf(m, "deferred_freed %llu\nflagged_pools %u\n",
 		   READ_ONCE(xgp_deferred.freed), xgp_flagged_pools());
+	xgp_ring_stats(&rings_kept, &rings_freed, &rings_leaked);
+	seq_printf(m, "rings_kept %u\nrings_freed %llu\nrings_leaked %llu\n",
+		   rings_kept, rings_freed, rings_leaked);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(xgp_global_stats);

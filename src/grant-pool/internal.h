@@ -88,6 +88,11 @@ void xgp_unregister_cache(struct xgp_back_cache *cache);
 bool xgp_valid_name(const char *name);
 struct dentry *xgp_debugfs_root(void);
 
+/* ring.c: rings a backend still maps */
+unsigned int xgp_ring_retry(void);
+unsigned int xgp_ring_exit(void);
+void xgp_ring_stats(unsigned int *kept, u64 *freed, u64 *leaked);
+
 /* selftest.c */
 void xgp_selftest_init(struct dentry *root);
 void xgp_selftest_exit(void);

@@ -156,11 +156,12 @@ static void xgp_retry_fn(struct work_struct *work)
 {
 	unsigned int before = READ_ONCE(xgp_deferred.nr_pages);
 	unsigned int left = xgp_deferred_retry(&xgp_deferred);
+	unsigned int rings = xgp_ring_retry();
 
 	if (left < before)
 		pr_info("freed %u deferred page(s) after the backend unmapped them, %u left\n",
 			before - left, left);
-	if (left)
+	if (left || rings)
 		xgp_deferred_kick();
 }
 
@@ -193,6 +194,10 @@ static void __exit xgp_exit(void)
 	leaked = xgp_deferred_leak(&xgp_deferred);
 	if (leaked)
 		pr_err("unloading with %u page(s) still mapped by a backend: leaking them deliberately, they are never freed\n",
+		       leaked);
+	leaked = xgp_ring_exit();
+	if (leaked)
+		pr_err("unloading with %u ring(s) still mapped by a backend: leaking them deliberately, they are never freed\n",
 		       leaked);
 	xgp_debugfs_exit();
 }

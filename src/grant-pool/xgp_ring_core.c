@@ -177,20 +177,20 @@ int xgp_rsp_avail(u32 rsp_prod, u32 rsp_cons, u32 req_prod_pvt,
 EXPORT_SYMBOL_GPL(xgp_rsp_avail);
 
 /**
- * xgp_ring_free - request slots free in the ring
+ * xgp_ring_room - request slots free in the ring
  * @req_prod_pvt: our request producer
  * @rsp_cons: our response consumer
  * @ring_size: entries in the ring
  *
  * Return: free slots (0 if the indexes are inconsistent).
  */
-u32 xgp_ring_free(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size)
+u32 xgp_ring_room(u32 req_prod_pvt, u32 rsp_cons, u32 ring_size)
 {
 	u32 used = req_prod_pvt - rsp_cons;
 
 	return used > ring_size ? 0 : ring_size - used;
 }
-EXPORT_SYMBOL_GPL(xgp_ring_free);
+EXPORT_SYMBOL_GPL(xgp_ring_room);
 
 /* ---- packed copy iterator ---- */
 

@@ -117,10 +117,10 @@ void test_ring_accounting(void)
 	XT_CHECK(xgp_rsp_avail(0x80000000U, 0, 40, 32, &nr) == -EPROTO,
 		 "more outstanding than the ring holds");
 	XT_CHECK(!xgp_rsp_avail(7, 7, 7, 32, &nr) && nr == 0, "none");
-	XT_CHECK(xgp_ring_free(7, 7, 32) == 32, "empty ring");
-	XT_CHECK(xgp_ring_free(39, 7, 32) == 0, "full ring");
-	XT_CHECK(xgp_ring_free(2, 0xfffffff0U, 32) == 14, "wrap free");
-	XT_CHECK(xgp_ring_free(100, 7, 32) == 0, "inconsistent");
+	XT_CHECK(xgp_ring_room(7, 7, 32) == 32, "empty ring");
+	XT_CHECK(xgp_ring_room(39, 7, 32) == 0, "full ring");
+	XT_CHECK(xgp_ring_room(2, 0xfffffff0U, 32) == 14, "wrap free");
+	XT_CHECK(xgp_ring_room(100, 7, 32) == 0, "inconsistent");
 }
 
 #define RT_MAX_SEGS	16

@@ -19,7 +19,8 @@
 #                 (feature_persistent=0) the requests whose pages blkback
 #                 still maps are held, not completed: 30 s after the unbind
 #                 fio and the unbind still wait; once dom0 releases the I/O
-#                 both end, and nothing stays held
+#                 both end, and nothing stays held; the rings blkback kept
+#                 mapped are freed by the grant pool once xvdc reconnects
 #   unsent-grant  debugfs fault injection on zero-copy xvdc: a request
 #                 released unsent (ring full) whose grant the "backend"
 #                 still maps is held, the device is disabled, the read
@@ -195,6 +196,12 @@ blkfront_held_domU() {
 			bfh_held_unbind zero-copy || _bad=1
 		fi
 		bf_c_bind feature_persistent=0 || echo "xps: xvdc did not come back"
+		# blkback kept the old rings mapped (it had I/O in flight at the
+		# close) until this reconnect: the grant pool then frees them
+		_gp=/sys/kernel/debug/xen-grant-pool/stats
+		wait_for 20 sh -c "[ \"\$(awk '\$1 == \"rings_kept\" { print \$2 }' $_gp)\" = 0 ]"
+		_d="$_d; rings kept by the grant pool after the rebind: $(bf_gp rings_kept), freed $(bf_gp rings_freed)"
+		[ "$(bf_gp rings_kept)" = 0 ] && [ "$(bf_gp rings_freed)" -ge 1 ] || _bad=1
 		if [ -z "$_bad" ]; then bf_step held-unbind PASS "$_dd; $_d"; else bf_step held-unbind FAIL "$_dd; $_d"; fi
 	fi
 	if bfh_want unsent-grant; then
