@@ -34,6 +34,9 @@
 /* xgp_front_pool_create() flags */
 #define XGP_FRONT_READONLY	0x1U	/* backend may only read the pages */
 
+/* xgp_front_get_bulk() flags */
+#define XGP_GET_ZERO		0x1U	/* clear each slot's 4 KB first */
+
 struct xgp_front_pool;
 struct xgp_back_cache;
 
@@ -45,6 +48,13 @@ int xgp_front_prefill(struct xgp_front_pool *pool, unsigned int nr_free,
 		      gfp_t gfp);
 struct xgp_slot *xgp_front_get(struct xgp_front_pool *pool);
 void xgp_front_put(struct xgp_front_pool *pool, struct xgp_slot *slot);
+unsigned int xgp_front_get_bulk(struct xgp_front_pool *pool,
+				struct xgp_slot **slots, unsigned int n,
+				unsigned int flags);
+void xgp_front_put_bulk(struct xgp_front_pool *pool, struct xgp_slot **slots,
+			unsigned int n);
+unsigned int xgp_front_pool_grefs(struct xgp_front_pool *pool, u32 *grefs,
+				  unsigned int max);
 void xgp_front_pool_stats(struct xgp_front_pool *pool,
 			  struct xgp_front_stats *out);
 

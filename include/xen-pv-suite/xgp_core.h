@@ -194,6 +194,13 @@ struct xgp_release_result {
 	unsigned int deferred_pages;
 };
 
+unsigned int xgp_front_core_get_bulk(struct xgp_front_core *c,
+				     struct xgp_slot **slots, unsigned int n,
+				     bool zero);
+unsigned int xgp_front_core_put_bulk(struct xgp_front_core *c,
+				     struct xgp_slot **slots, unsigned int n);
+unsigned int xgp_front_core_grefs(struct xgp_front_core *c, u32 *grefs,
+				  unsigned int max);
 void xgp_front_core_release(struct xgp_front_core *c,
 			    struct xgp_release_result *res);
 void xgp_front_core_stats(struct xgp_front_core *c,

@@ -352,12 +352,9 @@ static unsigned int xbf_end_zero_copy(struct xbf_info *info,
 
 static void xbf_put_slots(struct xbf_ring *ring, struct xbf_rq *pdu)
 {
-	unsigned int i;
-
-	for (i = 0; i < pdu->nr_slots; i++) {
-		xgp_front_put(ring->pool, pdu->slots[i]);
-		pdu->slots[i] = NULL;
-	}
+	if (!pdu->nr_slots)
+		return;
+	xgp_front_put_bulk(ring->pool, pdu->slots, pdu->nr_slots);
 	pdu->nr_slots = 0;
 }
 
@@ -818,19 +815,13 @@ static blk_status_t xbf_slot_wait(struct xbf_ring *ring)
 
 /* Take @n more slots for a request; none kept if one is missing. */
 static blk_status_t xbf_take_slots(struct xbf_ring *ring, struct xbf_rq *pdu,
-				   unsigned int n)
+				   unsigned int n, unsigned int flags)
 {
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct xgp_slot *s = xgp_front_get(ring->pool);
-
-		if (!s) {
-			xbf_put_slots(ring, pdu);
-			return xbf_slot_wait(ring);
-		}
-		pdu->slots[pdu->nr_slots++] = s;
-	}
+	if (!n)
+		return BLK_STS_OK;
+	if (!xgp_front_get_bulk(ring->pool, pdu->slots, n, flags))
+		return xbf_slot_wait(ring);
+	pdu->nr_slots = n;
 	return BLK_STS_OK;
 }
 
@@ -842,7 +833,10 @@ static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 	blk_status_t st;
 	unsigned int i;
 
-	st = xbf_take_slots(ring, pdu, p->nr_grants + p->nr_indirect);
+	/* an untrusted backend reads whole slots: a read's start zeroed */
+	st = xbf_take_slots(ring, pdu, p->nr_grants + p->nr_indirect,
+			    !info->trusted && req_op(rq) != REQ_OP_WRITE ?
+			    XGP_GET_ZERO : 0);
 	if (st != BLK_STS_OK)
 		return st;
 	for (i = 0; i < p->nr_grants; i++) {
@@ -859,9 +853,6 @@ static blk_status_t xbf_get_slots(struct xbf_ring *ring, struct request *rq,
 		if (!info->trusted && tail)
 			memset((char *)pdu->slots[p->nr_grants - 1]->vaddr + tail,
 			       0, XGP_GRANT_SIZE - tail);
-	} else if (!info->trusted) {
-		for (i = 0; i < p->nr_grants; i++)
-			memset(pdu->slots[i]->vaddr, 0, XGP_GRANT_SIZE);
 	}
 	return BLK_STS_OK;
 }
@@ -915,7 +906,7 @@ static blk_status_t xbf_get_zero_copy(struct xbf_ring *ring,
 	blk_status_t st;
 	unsigned int k = 0;
 
-	st = xbf_take_slots(ring, pdu, p->nr_indirect);
+	st = xbf_take_slots(ring, pdu, p->nr_indirect, 0);
 	if (st != BLK_STS_OK)
 		return st;
 	if (gnttab_alloc_grant_references(p->nr_grants, &head)) {

@@ -152,6 +152,66 @@ void xgp_front_put(struct xgp_front_pool *pool, struct xgp_slot *slot)
 EXPORT_SYMBOL_GPL(xgp_front_put);
 
 /**
+ * xgp_front_get_bulk - take @n free slots at once, all or none
+ * @pool: pool
+ * @slots: filled with @n slots
+ * @n: slots wanted
+ * @flags: XGP_GET_ZERO clears each slot's 4 KB before it is returned
+ *	(for data an untrusted backend may read beyond what is written)
+ *
+ * One lock round trip for the lot; never allocates or sleeps; any
+ * context.
+ *
+ * Return: @n, or 0 if fewer than @n slots are free (none taken).
+ */
+unsigned int xgp_front_get_bulk(struct xgp_front_pool *pool,
+				struct xgp_slot **slots, unsigned int n,
+				unsigned int flags)
+{
+	return xgp_front_core_get_bulk(&pool->core, slots, n,
+				       flags & XGP_GET_ZERO);
+}
+EXPORT_SYMBOL_GPL(xgp_front_get_bulk);
+
+/**
+ * xgp_front_put_bulk - give @n slots back at once
+ * @pool: pool the slots came from
+ * @slots: slots from xgp_front_get() or xgp_front_get_bulk()
+ * @n: how many
+ *
+ * Any context.  Slots not held from @pool are refused and logged.
+ */
+void xgp_front_put_bulk(struct xgp_front_pool *pool, struct xgp_slot **slots,
+			unsigned int n)
+{
+	unsigned int bad = xgp_front_core_put_bulk(&pool->core, slots, n);
+
+	if (bad)
+		pr_err_ratelimited("pool %s: refused put of %u slot(s) not held from it\n",
+				   pool->name, bad);
+}
+EXPORT_SYMBOL_GPL(xgp_front_put_bulk);
+
+/**
+ * xgp_front_pool_grefs - list the grant references of a pool's slots
+ * @pool: pool
+ * @grefs: filled with up to @max references
+ * @max: room in @grefs
+ *
+ * Every granted slot, free or held: what a backend maps to use the
+ * pool persistently (a netif ADD_GREF_MAPPING table lists them).  Any
+ * context.
+ *
+ * Return: the number of slots; more than @max means the list was cut.
+ */
+unsigned int xgp_front_pool_grefs(struct xgp_front_pool *pool, u32 *grefs,
+				  unsigned int max)
+{
+	return xgp_front_core_grefs(&pool->core, grefs, max);
+}
+EXPORT_SYMBOL_GPL(xgp_front_pool_grefs);
+
+/**
  * xgp_front_pool_stats - snapshot a pool's statistics
  * @pool: pool
  * @out: counters and gauges

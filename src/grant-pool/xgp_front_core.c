@@ -352,6 +352,115 @@ out:
 	return ret;
 }
 
+/**
+ * xgp_front_core_get_bulk - take @n free slots, all or none
+ * @c: pool
+ * @slots: filled with @n slots
+ * @n: slots wanted
+ * @zero: clear each slot's 4 KB (after the lock is dropped)
+ *
+ * One lock round trip for the lot.  Never allocates.
+ *
+ * Return: @n, or 0 if fewer than @n are free (nothing taken).
+ */
+unsigned int xgp_front_core_get_bulk(struct xgp_front_core *c,
+				     struct xgp_slot **slots, unsigned int n,
+				     bool zero)
+{
+	unsigned int i;
+
+	c->ops->lock(c->priv);
+	if (c->dead || c->nr_free < n) {
+		c->stats.get_empty++;
+		c->ops->unlock(c->priv);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct xgp_slot *s = list_first_entry(&c->free,
+						      struct xgp_slot, node);
+
+		list_del_init(&s->node);
+		s->state = XGP_SLOT_HELD;
+		if (s->used)
+			c->stats.reused++;
+		s->used = true;
+		slots[i] = s;
+	}
+	c->nr_free -= n;
+	c->stats.gets += n;
+	c->ops->unlock(c->priv);
+	for (i = 0; zero && i < n; i++)
+		memset(slots[i]->vaddr, 0, XGP_GRANT_SIZE);
+	return n;
+}
+
+/**
+ * xgp_front_core_put_bulk - give @n slots back
+ * @c: pool the slots were taken from
+ * @slots: the slots (each entry is left as it is)
+ * @n: how many
+ *
+ * Return: how many were refused (not held from @c); the others are back.
+ */
+unsigned int xgp_front_core_put_bulk(struct xgp_front_core *c,
+				     struct xgp_slot **slots, unsigned int n)
+{
+	unsigned int i, bad = 0;
+
+	c->ops->lock(c->priv);
+	for (i = 0; i < n; i++) {
+		struct xgp_slot *s = slots[i];
+
+		if (!s || s->state != XGP_SLOT_HELD || !s->owner ||
+		    s->owner->core != c) {
+			bad++;
+			continue;
+		}
+		s->state = XGP_SLOT_FREE;
+		list_add(&s->node, &c->free);
+		c->nr_free++;
+		c->stats.puts++;
+	}
+	c->stats.bad_puts += bad;
+	c->ops->unlock(c->priv);
+	return bad;
+}
+
+/**
+ * xgp_front_core_grefs - the grant references of every slot of a pool
+ * @c: pool
+ * @grefs: filled with up to @max references, page by page, slot by slot
+ * @max: room in @grefs
+ *
+ * Free and held slots alike: what a backend must map to use the pool
+ * persistently (netif's XEN_NETIF_CTRL_TYPE_ADD_GREF_MAPPING lists them).
+ *
+ * Return: the number of slots (which may exceed @max: then only @max
+ * were written).
+ */
+unsigned int xgp_front_core_grefs(struct xgp_front_core *c, u32 *grefs,
+				  unsigned int max)
+{
+	struct xgp_fpage *fp;
+	unsigned int i, n = 0;
+
+	c->ops->lock(c->priv);
+	list_for_each_entry(fp, &c->pages, node) {
+		for (i = 0; i < XGP_GRANTS_PER_PAGE; i++) {
+			const struct xgp_slot *s = &fp->slot[i];
+
+			if (s->state != XGP_SLOT_FREE &&
+			    s->state != XGP_SLOT_HELD)
+				continue;
+			if (n < max)
+				grefs[n] = s->gref;
+			n++;
+		}
+	}
+	c->ops->unlock(c->priv);
+	return n;
+}
+
 static unsigned int xgp_fpage_held(struct xgp_fpage *fp)
 {
 	unsigned int i, held = 0;

@@ -4,7 +4,8 @@
  *
  * Front pool: limits, exhaustion, bad puts, failures while growing, the
  * checked revoke with a backend that keeps grants mapped, and a long
- * randomized run checked against a reference model after every step.
+ * randomized run (single and bulk gets and puts, zeroed gets, the gref
+ * list) checked against a reference model after every step.
  */
 #include "harness.h"
 
@@ -282,6 +283,83 @@ static void fr_put(bool twice)
 		XT_CHECK(xgp_front_core_put(&fc, s) == -EINVAL, "double put");
 }
 
+/* Bulk get, all or nothing, sometimes zeroed; then the grefs listed. */
+static void fr_get_bulk(void)
+{
+	struct xgp_slot *s[FR_MAX];
+	unsigned int n = 1 + xt_below(8), i, j, got;
+	bool zero = xt_below(2);
+	u32 grefs[FR_MAX];
+
+	if (m.nr_held + n > FR_MAX)
+		return;
+	for (i = 0; i < n; i++)
+		s[i] = NULL;
+	got = xgp_front_core_get_bulk(&fc, s, n, zero);
+	if (m.free < n) {
+		XT_CHECK(!got && !s[0], "bulk get of %u with %u free", n,
+			 m.free);
+		return;
+	}
+	XT_CHECK(got == n, "bulk get of %u with %u free: %u", n, m.free, got);
+	for (i = 0; i < n; i++) {
+		XT_CHECK(slot_sane(s[i]), "bulk slot %u", i);
+		XT_CHECK(!page_deferred(s[i]->page), "deferred page handed out");
+		for (j = 0; j < m.nr_held; j++)
+			XT_CHECK(m.held[j] != s[i], "slot handed out twice");
+		for (j = 0; j < i; j++)
+			XT_CHECK(s[j] != s[i], "slot twice in one bulk get");
+		if (zero) {
+			unsigned char *b = s[i]->vaddr;
+
+			for (j = 0; j < XGP_GRANT_SIZE; j++)
+				XT_CHECK(!b[j], "zeroed slot has byte %u set", j);
+		}
+		m.tag[m.nr_held] = (u32)xt_rand();
+		memcpy(s[i]->vaddr, &m.tag[m.nr_held], 4);
+		memcpy((char *)s[i]->vaddr + XGP_GRANT_SIZE - 4,
+		       &m.tag[m.nr_held], 4);
+		m.held[m.nr_held++] = s[i];
+		m.free--;
+	}
+	/* every granted slot listed once, held ones among them */
+	XT_CHECK(xgp_front_core_grefs(&fc, grefs, FR_MAX) == m.granted,
+		 "grefs of %u slots", m.granted);
+	for (i = 0; i < m.nr_held; i++) {
+		for (j = 0; j < m.granted; j++)
+			if (grefs[j] == m.held[i]->gref)
+				break;
+		XT_CHECK(j < m.granted, "held slot's gref not listed");
+	}
+}
+
+/* Bulk put of a random run of held slots, with a bad one now and then. */
+static void fr_put_bulk(void)
+{
+	struct xgp_slot *s[FR_MAX + 1], bogus;
+	unsigned int n, i, want_bad = 0;
+
+	if (!m.nr_held)
+		return;
+	n = 1 + xt_below(m.nr_held);
+	for (i = 0; i < n; i++) {
+		unsigned int k = m.nr_held - 1 - i;
+
+		XT_CHECK(!memcmp(m.held[k]->vaddr, &m.tag[k], 4),
+			 "slot data clobbered while held");
+		s[i] = m.held[k];
+	}
+	if (!xt_below(4)) {
+		memset(&bogus, 0, sizeof(bogus));
+		s[n++] = xt_below(2) ? NULL : &bogus;
+		want_bad = 1;
+	}
+	XT_CHECK(xgp_front_core_put_bulk(&fc, s, n) == want_bad,
+		 "bulk put refused count");
+	m.nr_held -= n - want_bad;
+	m.free += n - want_bad;
+}
+
 static void fr_grow(void)
 {
 	unsigned int want = xt_below(m.max + 4);
@@ -403,10 +481,14 @@ void test_front_random(void)
 	fr_new_pool();
 	for (step = 0; step < steps; step++) {
 		op = xt_below(100);
-		if (op < 35)
+		if (op < 28)
 			fr_get();
-		else if (op < 65)
+		else if (op < 35)
+			fr_get_bulk();
+		else if (op < 58)
 			fr_put(op < 38);
+		else if (op < 65)
+			fr_put_bulk();
 		else if (op < 80)
 			fr_grow();
 		else if (op < 82)
