@@ -124,8 +124,6 @@ unsigned int xbf_direct_pieces(unsigned long page_off, unsigned long len,
 			       unsigned int sector_size);
 bool xbf_direct_next(struct xgp_copy_iter *it, struct xbf_direct_piece *p);
 
-/* ---- request ids and response validation ---- */
-
 /* ---- response validation ---- */
 
 /* Verdicts on a response; the first three complete the id. */
