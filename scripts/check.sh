@@ -14,7 +14,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 logs="$root/build/check"
 mkdir -p "$logs"
-cd "$root"
+cd "$root" || exit 1
 
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab pkg arm64)
@@ -40,7 +40,8 @@ run_step() {
 	params)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		scripts/check-params.sh "$root"/build/lab-modules/*.ko ;;
 	matrix)	scripts/matrix.sh ;;
-	lab)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
+	lab)	# shellcheck disable=SC2086 # word splitting intended: a list
+		scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life blkfront-held qspinlock} ;;
 	# make dist, the .deb and both .rpm (lintian, rpmlint), the apt
 	# install / new kernel / upgrade / purge cycle in a Debian 12 chroot,

@@ -43,6 +43,7 @@ if [ ! -f "$dest/.complete" ]; then
 	# taken.)
 	deps=$(apt-cache depends "$spec" | sed -n 's/^ *Depends: <\{0,1\}\([^>:]*\).*/\1/p' |
 	       grep -E '^linux-(headers|kbuild)-' || true)
+	# shellcheck disable=SC2086 # word splitting intended: a list
 	(cd "$dest/debs" && apt-get download -q "$spec" $deps >/dev/null 2>&1) || {
 		echo "error: apt-get download $spec $deps failed" >&2
 		exit 1

@@ -9,7 +9,7 @@ set -euo pipefail
 pkgs=(
 	# build and static checks
 	make gcc libc6-dev linux-headers-amd64 sparse dwarves linux-source-6.1
-	git kmod python3
+	git kmod python3 shellcheck
 	# model checking (qspinlock-pv's wait/kick handshake)
 	spin
 	# the QEMU lab: Xen and the guests' kernels are unpacked, not installed

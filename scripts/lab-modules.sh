@@ -38,6 +38,7 @@ if [ "${1:-}" = --arch ]; then
 		warn=$(grep -E "^($work/)?(src|include|compat)/[^:]+:[0-9]+(:[0-9]+)?: warning" "$work/build.log" || true)
 		mkdir -p "$out/$kver"
 		bad=
+		# shellcheck disable=SC2044 # .ko paths of our own tree: no spaces
 		for m in $(find "$work/src" -name '*.ko'); do
 			v=$(/sbin/modinfo -F vermagic "$m" | cut -d' ' -f1)
 			[ "$v" = "$kver" ] || bad="$bad $(basename "$m"):$v"

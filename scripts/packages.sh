@@ -35,7 +35,7 @@ rm -rf "$deb"; mkdir -p "$deb"
 tar -C "$deb" -xzf "$tarball"
 src=$deb/xen-pv-suite-$version
 if (cd "$src" && dpkg-buildpackage -us -uc -tc >"$deb/build.log" 2>&1); then
-	pass "deb/build $(cd "$deb" && ls ./*.deb | xargs -n1 basename)"
+	pass "deb/build $(cd "$deb" && basename -a ./*.deb)"
 else
 	fail "deb/build $(tail -n 5 "$deb/build.log" | tr '\n' ' ' | cut -c1-300)"
 fi
@@ -57,7 +57,7 @@ tar -C "$rpmd/SPECS" -xzf "$tarball" --strip-components=2 \
 	"xen-pv-suite-$version/rpm/xen-pv-suite-dkms.spec" "xen-pv-suite-$version/rpm/xen-pv-suite-kmod.spec"
 rpmargs=(--define "_topdir $rpmd" --define "_build_id_links none" --nodeps)
 if rpmbuild -ba "${rpmargs[@]}" "$rpmd/SPECS/xen-pv-suite-dkms.spec" >"$rpmd/dkms-build.log" 2>&1; then
-	pass "rpm/dkms $(cd "$rpmd" && ls RPMS/noarch/xen-pv-suite-dkms-*.rpm | xargs -n1 basename)"
+	pass "rpm/dkms $(cd "$rpmd" && basename -a RPMS/noarch/xen-pv-suite-dkms-*.rpm)"
 else
 	fail "rpm/dkms $(tail -n 5 "$rpmd/dkms-build.log" | tr '\n' ' ' | cut -c1-300)"
 fi

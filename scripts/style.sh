@@ -39,6 +39,7 @@ for f in "${files[@]}"; do
 	# their arguments exactly as the kernel's do), and the harness's
 	# assertion macros return from the test on failure by design.
 	extra=()
+	# shellcheck disable=SC2054 # one comma-separated --ignore list
 	case "$f" in
 	tests/unit/*) extra=(--ignore PREFER_KERNEL_TYPES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME,AVOID_EXTERNS,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE,MACRO_WITH_FLOW_CONTROL,NEW_TYPEDEFS,PREFER_DEFINED_ATTRIBUTE_MACRO) ;;
 	esac
@@ -62,4 +63,27 @@ for f in "${files[@]}"; do
 	fi
 done
 [ $fail -eq 0 ] && echo "PASS: style/checkpatch (${#files[@]} files)"
+
+# The shell scripts: every *.sh and every tracked file with a shell
+# shebang, at shellcheck's warning level (.shellcheckrc: sourced files
+# are found at run time).  The lab's sourced fragments say which shell
+# they are written for (# shellcheck shell=sh or bash).
+if ! command -v shellcheck >/dev/null; then
+	echo "FAIL: style/shellcheck shellcheck is not installed (apt-get install shellcheck)"
+	exit 1
+fi
+mapfile -t sh < <(git ls-files -co --exclude-standard | while read -r f; do
+	[ -f "$f" ] || continue
+	case "$f" in
+	*.sh) echo "$f" ;;
+	*) head -n 1 "$f" | grep -qE '^#!.*\b(ba|da)?sh\b' && echo "$f" ;;
+	esac
+done | sort -u)
+if out=$(shellcheck -S warning -x -f gcc "${sh[@]}" 2>&1); then
+	echo "PASS: style/shellcheck (${#sh[@]} scripts)"
+else
+	echo "$out"
+	echo "FAIL: style/shellcheck"
+	fail=1
+fi
 exit $fail

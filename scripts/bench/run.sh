@@ -30,9 +30,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bench=${1:-blk}
 case "$bench" in
-blk) scenario=bench-blk ;;
-qspl) scenario=bench-qspl ;;
-arm64) scenario=bench-a64 ;;
+blk) scenario="bench-blk" ;;
+qspl) scenario="bench-qspl" ;;
+arm64) scenario="bench-a64" ;;
 *) echo "usage: $0 [blk|qspl|arm64]" >&2; exit 2 ;;
 esac
 for k in VARIANTS WORKLOADS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS; do

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # lib.sh - helpers shared by dom0 (dash) and the domUs (busybox ash).
 # POSIX sh only.  Everything a guest prints reaches the QEMU serial log:
 # dom0 writes to hvc0 (Xen's console -> com1); a domU writes to its own
@@ -128,7 +129,8 @@ rpc_serve() {
 		_req=$(xenstore-read "/local/domain/$_id/data/xps/req" 2>/dev/null) || _req=
 		_seq=${_req%% *}
 		if [ -n "$_req" ] && [ "$_seq" != "$_last" ]; then
-			RPC_REPLY= RPC_SEQ=$_seq
+			# shellcheck disable=SC2034 # the handler reads RPC_SEQ
+			RPC_REPLY='' RPC_SEQ=$_seq
 			# shellcheck disable=SC2086
 			"${_fn}_rpc" "$_id" ${_req#* }
 			xs_put "$_id" data/xps/res "${RPC_REPLY:-ok}"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # arm64-kernel.sh - the arm64 lab's 64 KB-page guest kernel, cross-built
 # from Debian's linux-source-6.1 (no Debian flavour has 64 KB pages).
 #
@@ -104,6 +105,7 @@ k64_build() {
 	find "$LAB_CACHE/arm64/k64" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +
 	time_line k64-build "$t0"
 	log "k64: $rel built ($(du -sh "$dir" | cut -f1))"
+	# shellcheck disable=SC2034 # K64_DIR is read by its callers
 	K64_DIR=$dir
 	exec 8>&-
 }

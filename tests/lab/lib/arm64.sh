@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # arm64.sh - the arm64 lab: Xen 4.17 arm64 under qemu-system-aarch64
 # (virt, virtualization=on, GICv3, TCG), Debian's arm64 6.1 dom0 and xl
 # domUs of three page sizes:
@@ -78,6 +79,7 @@ a64_needed() {
 	local root=$1 f so d seen=" " todo; shift
 	todo="$*"
 	while [ -n "$todo" ]; do
+		# shellcheck disable=SC2086 # word splitting intended: a list
 		set -- $todo; f=$1; shift; todo="$*"
 		for so in $(readelf -d "$root$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 			case "$seen" in *" $so "*) continue ;; esac
@@ -138,6 +140,7 @@ a64_build_dom0() { # a64_build_dom0 ROOT KTREE KVER OUT
 	mkdir -p "$d"/{proc,sys,dev,tmp,run,root,sbin,usr/sbin} "$d"/var/{lib,log,run}/xen
 	ln -sf busybox "$d/bin/sh"
 	for a in modprobe insmod rmmod lsmod depmod modinfo; do ln -sf /bin/kmod "$d/sbin/$a"; done
+	# shellcheck disable=SC2086 # word splitting intended: a list
 	copy_mods "$kt" "$d" "$kver" $A64_DOM0_MODS
 	local ps
 	for ps in $A64_PAGE_SIZES; do cp "$out/Image-$ps" "$d/root/Image-$ps"; done
@@ -149,6 +152,7 @@ a64_build_domU() { # a64_build_domU ROOT KTREE KVER OUT PS
 	local root=$1 kt=$2 kver=$3 out=$4 ps=$5 d a p
 	d=$(mktemp -d "$out.domU.XXXX")
 	mkdir -p "$d"/{bin,sbin,proc,sys,dev,tmp,etc,run,usr/bin,usr/sbin}
+	# shellcheck disable=SC2086,SC2046 # word splitting intended: lists
 	a64_copy "$root" "$d" /bin/busybox $A64_DOMU_PROGS $(a64_needed "$root" $A64_DOMU_PROGS)
 	for a in modprobe insmod rmmod lsmod depmod modinfo; do ln -sf /bin/kmod "$d/sbin/$a"; done
 	for a in read write ls list exists rm chmod watch; do ln -sf xenstore "$d/usr/bin/xenstore-$a"; done
@@ -157,6 +161,7 @@ a64_build_domU() { # a64_build_domU ROOT KTREE KVER OUT PS
 	for m in $A64_DOMU_OPT_MODS; do
 		[ -z "$(mod_closure "$kt" "$kver" "$m")" ] || mods="$mods $m"
 	done
+	# shellcheck disable=SC2086 # word splitting intended: a list
 	copy_mods "$kt" "$d" "$kver" $mods
 	cpio_of "$d" >"$out/domU-$ps-base.cpio"
 	rm -rf "$d"
@@ -202,6 +207,7 @@ a64_images_build() {
 	find "$LAB_CACHE/arm64/images" -mindepth 1 -maxdepth 1 ! -name "$key" -exec rm -rf {} +
 	time_line images-build "$t0"
 	log "images: built $dir ($(du -sh "$dir" | cut -f1))"
+	# shellcheck disable=SC2034 # IMAGES_DIR is read by its callers
 	IMAGES_DIR=$dir
 	exec 9>&-
 }

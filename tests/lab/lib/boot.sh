@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # boot.sh - one bounded QEMU boot of Xen + dom0 (+ the scenarios' domUs).
 
 # QEMU's CPU model.  Plain `max` crashes the PV dom0 (SMAP: Xen's PV
@@ -20,7 +21,7 @@ scenario_var() { # scenario_var SCENARIO VAR: e.g. steps, budget
 # run_boot IMAGES MODULES TIMEOUT KEEP SCENARIOS...
 run_boot() {
 	local img=$1 modules=$2 tmo=$3 keep=$4; shift 4
-	local name dir work s t0 tq rc=0 booted= domu= esc
+	local name dir work s t0 tq rc=0 booted='' domu=
 	name=$(IFS=+; echo "$*"); dir=$LAB_OUT/$name; work=$dir/work
 	rm -rf "$dir"; mkdir -p "$dir"
 	if [ -z "$tmo" ]; then
@@ -46,6 +47,7 @@ run_boot() {
 	if [ "$LAB_ARCH" = arm64 ]; then
 		mapfile -d '' qemu < <(a64_qemu "$img" "$work" "$dir/serial.log")
 	else
+		# shellcheck disable=SC2054 # QEMU's options are comma-separated
 		qemu=(qemu-system-x86_64
 			-machine pc -accel tcg,thread=multi -cpu "$LAB_CPU" -smp "$LAB_SMP" -m "$LAB_MEM"
 			-display none -vga none -monitor none -nic none -no-reboot

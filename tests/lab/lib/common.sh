@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # LAB_* are the other lib files' settings
 # common.sh - paths, logging, timing and version discovery shared by the
 # lab's host-side libraries.  Sourced by tests/lab/lab (bash).
 

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # images.sh - build (or reuse) the cached boot images of the x86 lab.
 #
 # Cache layout (under $LAB_CACHE):
@@ -25,7 +26,7 @@ XEN_PKG=xen-hypervisor-4.17-amd64
 images_key() {
 	local kver=$1
 	printf '%s\n%s=%s\n%s=%s\n%s\n' "$(rootfs_key)" "$XEN_PKG" "$(apt_candidate $XEN_PKG)" \
-		"linux-image-$kver" "$(apt_candidate linux-image-$kver)" \
+		"linux-image-$kver" "$(apt_candidate linux-image-"$kver")" \
 		"$(sha256sum <"$LAB_DIR/lib/images.sh")" | sha256sum | cut -c1-16
 }
 
@@ -105,6 +106,7 @@ build_dom0_base() {
 		"$d"/usr/include "$d"/usr/lib/x86_64-linux-gnu/tcc
 	find "$d/usr/lib/x86_64-linux-gnu" -maxdepth 1 -name '*.a' -delete
 	find "$d/usr/lib" -name __pycache__ -prune -exec rm -rf {} + 2>/dev/null || true
+	# shellcheck disable=SC2086 # word splitting intended: a list
 	copy_mods "$kern" "$d" "$kver" $DOM0_MODS
 	mkdir -p "$d/root"
 	cp "$out/vmlinux" "$d/root/vmlinux"   # domU kernel (same build as dom0)
@@ -138,6 +140,7 @@ build_domU_base() {
 	done
 	rm -f "$d/bin/sha256sum"
 	for a in read write ls list exists rm chmod watch; do ln -s xenstore "$d/usr/bin/xenstore-$a"; done
+	# shellcheck disable=SC2086 # word splitting intended: a list
 	copy_mods "$kern" "$d" "$kver" $DOMU_MODS
 	# Uncompressed on purpose: libxenguest only gunzips the first member
 	# of a ramdisk, and the per-run overlay is appended to this archive.
@@ -220,6 +223,7 @@ images_build() {
 	find "$LAB_CACHE/debs" -name "*.deb" ! -samefile "$kdeb" ! -samefile "$xdeb" -delete
 	time_line images-build "$t0"
 	log "images: built $dir ($(du -sh "$dir" | cut -f1))"
+	# shellcheck disable=SC2034 # IMAGES_DIR is read by its callers
 	IMAGES_DIR=$dir
 	exec 9>&-
 }

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # judge.sh - turn a serial log into one PASS:/FAIL: line per step.
 #
 # The guests report steps as XPS-RESULT lines (guest/lib.sh).  The judge
@@ -32,7 +33,7 @@ judge_run() {
 	local dir=$1; shift
 	# The judge must always finish: a grep without a match is an answer.
 	local -; set +e
-	local log=$dir/clean.log s fn step steps line verdict detail bad a d
+	local log=$dir/clean.log s step steps line verdict detail bad a d
 	[ -f "$dir/serial.log" ] || die "no $dir/serial.log"
 	JUDGE_FAILS=0; JUDGE_LABFAULT=0
 	# Serial output has CRs and, around resets, NULs.
@@ -55,7 +56,6 @@ judge_run() {
 	esac
 	{
 	for s in "$@"; do
-		fn=${s//-/_}
 		steps=$(scenario_var "$s" steps)
 		# domU names of this scenario, for attributing their log lines.
 		local domus

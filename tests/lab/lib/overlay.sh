@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # overlay.sh - per-run initramfs overlays on top of the cached base images.
 #
 # The kernel unpacks concatenated cpio archives in order, later files
@@ -76,7 +77,7 @@ overlay_build() {
 	# the toolchain image and the project it builds: the suite's own
 	# userspace unit tests with the pure driver code (a real, small C
 	# project with a Makefile), as a tarball.
-	local cc= s
+	local cc='' s
 	for s in "$@"; do [ "$(scenario_var "$s" domU_cc)" = 1 ] && cc=1; done
 	if [ -n "$cc" ]; then
 		(cd "$LAB_DIR/../.." && git ls-files include src/grant-pool src/blkfront tests/unit |

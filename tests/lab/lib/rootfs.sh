@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # rootfs.sh - the Debian chroot every guest image is cut out of.
 #
 # debootstrap --variant=minbase lays down the base system, then apt inside

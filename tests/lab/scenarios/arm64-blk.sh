@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # arm64-blk - xen-blkfront-64k against the stock arm64 blkback on guests
 # of three page sizes, side by side (arm64 lab only: tests/lab/lab --arch
 # arm64).  One domU per page size, each with xvda on a loop device:

@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # bench-a64 - the arm64 benchmark (`make bench-arm64`, never make check):
 # on a 64 KB-page guest (XPS_SCN_BENCH_SIZES: 64k by default; 16k too if
 # named), the stock xen-blkfront against xen-blkfront-64k, both with

@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # bench-blk - the seed 000 block benchmark: fio libaio on a null_blk-backed
 # disk, frontend variants (driver and module parameters) compared in
 # paired, alternating runs in one boot, and the same fio runs on null_blk
@@ -54,6 +57,7 @@ BB_RUNTIME=${XPS_SCN_BENCH_RUNTIME:-10}
 BB_JOBS=${XPS_SCN_BENCH_JOBS:-8}
 # Every run costs its runtime, a ramp and fio start-up (about 8 s under
 # TCG); every variant change a detach, reload and attach (about 30 s).
+# shellcheck disable=SC2086 # word splitting intended: a list
 bench_blk_budget=$(( 300 + BB_REPS * ( ($(echo $BB_VARIANTS | wc -w) + 1) * $(echo $BB_WORKLOADS | wc -w) * (BB_RUNTIME + 10) + $(echo $BB_VARIANTS | wc -w) * 30) ))
 
 # The sweep re-attaches the disk once per variant: with the lab's minimal

@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # bench-qspl - the seed 002 overcommit benchmark of qspinlock-pv: lock
 # throughput at 0.5x, 1x, 1.5x and 2x vCPU overcommit of the lab's
 # physical CPUs, the kernel's own spin_lock and the module's three modes

@@ -1,4 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034,SC2154 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers;
+# _fp is set by blkfront.sh's bf_c_fio
 # blkfront-held - xen-blkfront-64k when its backend holds I/O or lies: a
 # backend that stops answering, unbinds while it holds requests, a grant
 # mapped behind the driver's back, a disk size too large.  Interface: see
@@ -87,13 +91,13 @@ bfh_timeout() {
 	bf_c_fio 90
 	_t=$(up) _ok=1
 	if wait_for 60 sh -c "! kill -0 $_fp 2>/dev/null"; then
-		wait $_fp; _fr=$?
+		wait "$_fp"; _fr=$?
 		_te=$(since "$_t")
 	else
-		_ok= _te=never
+		_ok='' _te=never
 	fi
 	_d="fio ended ${_te}s after dom0 held xvdc's I/O (rc ${_fr:-running}, $(bf_c_fio_err)); $(bf_xps xvdc dead errors_timeout errors_dead); $(dmesg | grep -o 'a request is unanswered after [0-9]* s' | tail -n 1)"
-	kill -9 $_fp 2>/dev/null; wait $_fp 2>/dev/null
+	kill -9 "$_fp" 2>/dev/null; wait "$_fp" 2>/dev/null
 	rpc release-c >/dev/null
 	[ -n "$_ok" ] && [ "$(bf_x xvdc dead)" = 1 ] && [ "$(bf_x xvdc errors_timeout)" -ge 1 ] &&
 		[ "$_te" -ge 4 ] || _ok=
@@ -111,7 +115,7 @@ bfh_held_unbind() {
 	bf_c_fio 120
 	wait_for 20 bf_c_inflight || echo "xps: no request of xvdc in flight"
 	rm -f /tmp/bfh-unbind.done
-	( echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/unbind; echo "$(up)" >/tmp/bfh-unbind.done ) &
+	( echo vbd-51744 >/sys/bus/xen/drivers/"$BF_DRV"/unbind; echo "$(up)" >/tmp/bfh-unbind.done ) &
 	_t=$(up)
 	# The unbind waits 10 s for answers, then closes: with persistent
 	# grants it ends while dom0 still holds the I/O; with zero copy it
@@ -124,12 +128,12 @@ bfh_held_unbind() {
 	_tw=$(since "$_t")
 	_ur=no _fr=no
 	test -e /tmp/bfh-unbind.done || _ur=yes
-	kill -0 $_fp 2>/dev/null && _fr=yes
+	kill -0 "$_fp" 2>/dev/null && _fr=yes
 	_held=$(bf_tot requests_held)
 	_r=$(rpc release-c) _t2=$(up)
 	wait_for 90 sh -c "test -e /tmp/bfh-unbind.done && ! kill -0 $_fp 2>/dev/null"
 	_ud=$(awk -v a="$_t" '{ printf "%d", $1 - a }' /tmp/bfh-unbind.done 2>/dev/null)
-	wait $_fp 2>/dev/null
+	wait "$_fp" 2>/dev/null
 	_dp=$(( $(bf_tot pool_grants_busy) - ${_pb0:-0} )) _dh=$(( $(bf_tot requests_held_total) - ${_h0:-0} ))
 	_d="$_mode: ${_tw}s after the unbind, dom0 still holding: unbind running=$_ur fio running=$_fr held=$_held; released (rpc $_r): unbind took ${_ud:-never}s, fio $(bf_c_fio_err); module totals: pool_grants_busy +$_dp requests_held_total +$_dh held now $(bf_tot requests_held); grant-pool flagged pools +$(( $(bf_gp flagged_pools) - ${_fl0:-0} ))"
 	test -e /tmp/bfh-unbind.done || { _d="$_d; the unbind never ended"; return 1; }
@@ -185,7 +189,7 @@ blkfront_held_domU() {
 		if bfh_timeout; then bf_step timeout PASS "$_d"; else bf_step timeout FAIL "$_d"; fi
 	fi
 	if bfh_want held-unbind; then
-		_dd= _bad=
+		_dd='' _bad=
 		bfh_held_unbind persistent || _bad=1
 		_dd=$_d
 		bf_c_bind || echo "xps: xvdc did not come back"

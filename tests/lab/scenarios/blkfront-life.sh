@@ -1,4 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034,SC2154 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers;
+# _fp is set by blkfront.sh's bf_c_fio
 # blkfront-life - xen-blkfront-64k through a domain's life: untrusted
 # backends, xl save/restore and localhost migration with I/O running, and
 # driver reloads with I/O in flight.  Interface: see smoke.sh; the domU
@@ -285,6 +289,7 @@ bfl_move_step() {
 	bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
 		--numjobs=2 --offset_increment=2M & _pc=$!
 	wait_for 60 test -s /tmp/bfl-a.runs
+	# shellcheck disable=SC2086 # word splitting intended: an optional argument
 	_r=$(rpc "$_cmd" 2 $_how)
 	_t=$(up) _m=pending
 	if [ "$_r" = ok ]; then
@@ -301,6 +306,7 @@ bfl_move_step() {
 	wait $_pa $_pb $_pc
 	_fails=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail /tmp/bfl-c.fail 2>/dev/null | head -n 2 | tr '\n' ' ')
 	_ref=ok
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	_o=$(bf_fio "$_st-ref" 120 $BF_REF --verify_only) || _ref="FAILED $_o"
 	# A PV domain migrates in log-dirty mode, which Xen implements for PV
 	# guests with shadow paging; a hypervisor built without it refuses,
@@ -313,14 +319,14 @@ bfl_move_step() {
 	*) echo "$_st: $(rpc move-log)"; _want=fail ;;
 	esac
 	_d="$_cmd: $_m; fio runs a=$(bfl_runs a) b=$(bfl_runs b) c=$(bfl_runs c);"
-	_bad= _rp=0
+	_bad='' _rp=0
 	for _k in $BFL_DISKS; do
-		_dr=$(( $(bf_x $_k resumes) - $(eval echo "\$_r_$_k") ))
-		_dq=$(( $(bf_x $_k requeued) - $(eval echo "\$_q_$_k") ))
-		_de=$(( $(bf_errs $_k) - $(eval echo "\$_e_$_k") ))
-		_d="$_d $_k resumes +$_dr replayed +$_dq errors +$_de driver $(bf_drv $_k);"
-		[ "$_dr" = "$_want" ] && [ "$_de" = 0 ] && [ "$(bf_drv $_k)" = "$BF_DRV" ] || _bad="$_bad $_k"
-		[ $_k != xvdc ] || _rp=$_dq
+		_dr=$(( $(bf_x "$_k" resumes) - $(eval echo "\$_r_$_k") ))
+		_dq=$(( $(bf_x "$_k" requeued) - $(eval echo "\$_q_$_k") ))
+		_de=$(( $(bf_errs "$_k") - $(eval echo "\$_e_$_k") ))
+		_d="$_d $_k resumes +$_dr replayed +$_dq errors +$_de driver $(bf_drv "$_k");"
+		[ "$_dr" = "$_want" ] && [ "$_de" = 0 ] && [ "$(bf_drv "$_k")" = "$BF_DRV" ] || _bad="$_bad $_k"
+		[ "$_k" != xvdc ] || _rp=$_dq
 	done
 	_d="$_d ref $_ref"
 	# Requests held in dom0 while the guest suspended: some replayed.
@@ -349,16 +355,16 @@ bfl_resume_unbind() {
 			case "$_m" in pending|rpc-timeout|"") sleep 2 ;; *) break ;; esac
 		done
 	fi
-	case "$_m" in ok*) ;; *) _d="save-held: $_r $_m"; kill -9 $_fp 2>/dev/null; return 1 ;; esac
+	case "$_m" in ok*) ;; *) _d="save-held: $_r $_m"; kill -9 "$_fp" 2>/dev/null; return 1 ;; esac
 	if ! wait_for 60 sh -c '[ "$(cat /sys/block/xvda/xps/resumes)" -gt '"$_r0"' ]'; then
 		_d="$_m; xvda did not resume (resumes $_r0 -> $(bf_x xvda resumes))"
-		kill -9 $_fp 2>/dev/null
+		kill -9 "$_fp" 2>/dev/null
 		return 1
 	fi
 	sleep 5
 	_st=$(cat /sys/bus/xen/devices/vbd-51744/state 2>/dev/null)
 	rm -f /tmp/bfl-unbind.done
-	( echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/unbind; echo "$(up)" >/tmp/bfl-unbind.done ) &
+	( echo vbd-51744 >/sys/bus/xen/drivers/"$BF_DRV"/unbind; echo "$(up)" >/tmp/bfl-unbind.done ) &
 	_t=$(up) _ok=
 	if wait_for 90 sh -c "test -e /tmp/bfl-unbind.done && ! kill -0 $_fp 2>/dev/null"; then
 		_ok=1
@@ -366,10 +372,10 @@ bfl_resume_unbind() {
 	_d="$_m; restored: xvda resumes $_r0 -> $(bf_x xvda resumes), xvdc frontend $_st; unbind took $(awk -v a="$_t" '{ printf "%d", $1 - a }' /tmp/bfl-unbind.done 2>/dev/null)s; fio $(bf_c_fio_err)"
 	if [ -z "$_ok" ]; then
 		_d="$_d; the unbind or fio still running 90 s later (hang)"
-		kill -9 $_fp 2>/dev/null
+		kill -9 "$_fp" 2>/dev/null
 		return 1
 	fi
-	wait $_fp 2>/dev/null
+	wait "$_fp" 2>/dev/null
 	_r=$(rpc rebind-c)
 	if [ "$_r" = ok ] && bf_c_bind && o=$(bf_fio rsu 120 --name=rsu --filename=/dev/xvdc --rw=randwrite \
 		--bssplit=4k/50:64k/50 --size=2M --iodepth=4 --verify=crc32c); then
@@ -398,6 +404,7 @@ blkfront_life_domU() {
 		bf_step load FAIL "no disks: $(dmesg | grep -iE 'vbd|xbf|blkfront' | tail -n 3 | tr '\n' ' ')"
 		bf_fail_rest "module did not load"; return
 	fi
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	if ! o=$(bf_fio ref 240 $BF_REF); then
 		bf_step load FAIL "reference write on xvdb: $o"
 		bf_fail_rest "no reference data"; return
@@ -405,7 +412,8 @@ blkfront_life_domU() {
 	bf_step load PASS "drivers $(bf_drv xvda)/$(bf_drv xvdb), reference 6M on xvdb $o"
 
 	# untrusted backend: module parameter
-	o= o2=	# no locals in sh: never report an earlier step's output
+	o='' o2=	# no locals in sh: never report an earlier step's output
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	if ! bfl_want trusted-param; then :
 	elif bf_unload && bf_load trusted=0 &&
 	   [ "$(bf_x xvda trusted)" = 0 ] && [ "$(bf_x xvdb trusted)" = 0 ] &&
@@ -417,7 +425,8 @@ blkfront_life_domU() {
 	fi
 
 	# untrusted backend: the toolstack's per-device key, xvdb only
-	o= o2= r=
+	o='' o2='' r=
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	if ! bfl_want trusted-xs; then :
 	elif ! bf_unload || ! r=$(rpc trusted $BFL_XVDB 0); then
 		bf_step trusted-xs FAIL "unload or rpc failed: $r"
@@ -446,7 +455,7 @@ blkfront_life_domU() {
 
 	# a backend that never answers the partition read (xvdd on a
 	# suspended dm device in dom0): xenbus must keep working meanwhile
-	r= o=
+	r='' o=
 	if ! bfl_want held-attach; then :
 	elif ! r=$(rpc hold-attach) || [ "$r" != ok ]; then
 		bf_step held-attach FAIL "rpc hold-attach: $r"
@@ -496,7 +505,7 @@ blkfront_life_domU() {
 		# round 2 also restores onto a smaller backend: blkback
 		# offers 1 queue (was 2), and indirect segments are lowered
 		# to none, so requeued requests must be re-split
-		how= q0=
+		how='' q0=
 		if [ $round = 2 ]; then
 			how=small q0=$(bf_x xvdc nr_queues)
 			echo 0 >"$BF_PARAMS/max_indirect_segments"
@@ -531,8 +540,8 @@ blkfront_life_domU() {
 	fi
 
 	# reloads with I/O in flight
-	bad=0 detail= i=1 tmax=0
-	while [ $i -le $BFL_CYCLES ]; do
+	bad=0 detail='' i=1 tmax=0
+	while [ $i -le "$BFL_CYCLES" ]; do
 		fio --name=load --filename=/dev/xvda --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
 			--bssplit=4k/50:64k/30:1m/20 --size=128M --iodepth=16 --time_based \
 			--runtime=120 >/tmp/fio-load.log 2>&1 &
@@ -552,7 +561,7 @@ blkfront_life_domU() {
 		if [ $((i % 2)) = 1 ]; then
 			how=unbind/bind
 			for d in /sys/bus/xen/devices/vbd-*; do
-				echo "${d##*/}" >/sys/bus/xen/drivers/$BF_DRV/bind
+				echo "${d##*/}" >/sys/bus/xen/drivers/"$BF_DRV"/bind
 			done
 			wait_for 30 test -r /sys/block/xvda/xps/requests && wait_for 10 test -r /sys/block/xvdb/xps/requests
 			rc=$?
@@ -561,9 +570,10 @@ blkfront_life_domU() {
 			if rmmod "$BF_MOD"; then bf_load; rc=$?; else rc=90; fi
 		fi
 		tl=$(since "$t")
+		# shellcheck disable=SC2086 # word splitting intended: fio arguments
 		if [ $rc != 0 ]; then
 			bad=$((bad + 1)); detail="$detail $i:$how-no-disk"
-			echo "xps: cycle $i: no disk (rc=$rc): $(ls -l /dev/xvd* 2>&1 | cut -c1-60 | xargs); block: $(ls /sys/block | xargs)"
+			echo "xps: cycle $i: no disk (rc=$rc): $(ls -l /dev/xvd* 2>&1 | cut -c1-60 | xargs); block: $(echo /sys/block/*)"
 			bf_load >/dev/null 2>&1
 		elif ! o=$(bf_fio "rl$i" 120 $BF_REF --verify_only); then
 			bad=$((bad + 1)); detail="$detail $i:$how-ref:$o"

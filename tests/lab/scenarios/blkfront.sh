@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # blkfront - the suite's xen-blkfront-64k against dom0's stock blkback.
 # Interface: see smoke.sh.  One domU (2 vCPUs, so multi-queue is real)
 # with the stock xen-blkfront blacklisted on its kernel command line:
@@ -191,8 +194,10 @@ bf_c_bind() {
 	for _kv in $_saved; do echo "${_kv#*=}" >"$BF_PARAMS/${_kv%%=*}" 2>/dev/null; done
 	return $_rc
 }
+# shellcheck disable=SC2046 # "reads writes": two words wanted
 bf_c_inflight() { set -- $(cat /sys/block/xvdc/inflight 2>/dev/null) 0 0; [ $(($1 + $2)) -gt 0 ]; }
-# bf_c_fio SECS: random 16 KB reads and writes on xvdc in the background
+# bf_c_fio SECS: random 16 KB reads and writes on xvdc in the background;
+# its pid in _fp
 bf_c_fio() {
 	fio --name=held --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=randrw \
 		--bs=16k --size=8M --iodepth=4 --time_based --runtime="$1" \
@@ -216,7 +221,8 @@ bf_variant() { # bf_variant STEP XPSKEY WANT PARAM...
 	if [ "$_got" != "$_want" ]; then
 		bf_step "$_st" FAIL "$*: xps/$_k=$_got, want $_want"; return 0
 	fi
-	_o= _o2=	# POSIX sh has no locals: never report an earlier step's output
+	_o='' _o2=	# POSIX sh has no locals: never report an earlier step's output
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	if _o=$(bf_fio "$_st" 120 --name="$_st" --filename=/dev/xvda --rw=randwrite \
 		--bssplit=512/10:4k/40:64k/30:1m/20 --offset=160M --size=4M --iodepth=8 \
 		--verify=crc32c) &&
@@ -235,7 +241,8 @@ bf_zero_copy() {
 	fi
 	_z0=$(bf_x xvda zero_copy_requests) _g0=$(bf_x xvda zero_copy_grants)
 	_b0=$(bf_x xvda bounce_bytes) _f0=$(bf_x xvda zero_copy_fallbacks) _e0=$(bf_errs xvda)
-	_o= _o2= _o3=
+	_o='' _o2='' _o3=
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	if _o=$(bf_fio zc-unaligned 120 --name=zcu --filename=/dev/xvda --rw=randwrite \
 		--bs=3584 --blockalign=512 --offset=176M --size=1M --iodepth=8 \
 		--iomem_align=512 --verify=sha256) &&
@@ -269,7 +276,7 @@ bf_zero_copy_4k() {
 		return
 	fi
 	_z0=$(bf_x xvdc zero_copy_requests) _f0=$(bf_x xvdc zero_copy_fallbacks) _e0=$(bf_errs xvdc)
-	_o= _o2=
+	_o='' _o2=
 	# buffers at 512 B offsets: every 4 KB block straddles two frames
 	if _o=$(bf_fio zc4k-unaligned 120 --name=zc4u --filename=/dev/xvdc --rw=randwrite \
 		--bssplit=4k/50:16k/25:64k/25 --blockalign=4k --iomem_align=512 --size=4M \
@@ -371,7 +378,7 @@ blkfront_domU() {
 	# trim: a written range reads back as zeroes after discard
 	if [ "$(cat /sys/block/xvda/queue/discard_max_bytes)" = 0 ]; then
 		bf_step trim PASS "skipped: backend offers no discard"
-	elif _o= _o2= nz= && _o=$(bf_fio trimw 120 --name=trimw --filename=/dev/xvda --rw=write --bs=64k \
+	elif _o='' _o2='' nz= && _o=$(bf_fio trimw 120 --name=trimw --filename=/dev/xvda --rw=write --bs=64k \
 			--offset=136M --size=4M --verify=crc32c) &&
 	     _o2=$(bf_fio trim 120 --name=trim --filename=/dev/xvda --rw=randtrim --bs=64k \
 			--offset=136M --size=4M) &&
@@ -395,6 +402,7 @@ blkfront_domU() {
 	fi
 
 	# the data set the reloads read back, on xvdb
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	if ! o=$(bf_fio ref 240 $BF_REF); then
 		echo "xps: reference write failed: $o"
 	fi
@@ -411,7 +419,7 @@ blkfront_domU() {
 	bf_unload && bf_load || echo "xps: reload with defaults failed"
 
 	# 6. unbind/bind and rmmod/modprobe cycles, verify in between
-	bad=0 detail= i=1
+	bad=0 detail='' i=1
 	while [ $i -le $BF_CYCLES ]; do
 		if [ $((i % 2)) = 1 ]; then
 			how=unbind
@@ -425,6 +433,7 @@ blkfront_domU() {
 			how=unbind+rmmod+modprobe
 			bf_unload && bf_load; ok=$?
 		fi
+		# shellcheck disable=SC2086 # word splitting intended: fio arguments
 		if [ $ok != 0 ]; then
 			bad=$((bad + 1)); detail="$detail $i:$how-no-disk"
 		elif ! o=$(bf_fio "cyc$i" 120 $BF_REF --verify_only); then

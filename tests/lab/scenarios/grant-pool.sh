@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # grant-pool - the suite's xen-grant-pool.ko across a real grant boundary.
 # Interface: see smoke.sh.  Module contract (debugfs xen-grant-pool/):
 #   stats     "key value" lines: pools caches pages_live grants_live

@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # pkg-dkms - the lab booted with the modules a DKMS install of the Debian
 # package built (tests/pkg/cycle.sh copies them out of its chroot; the lab
 # puts them in /lib/modules/<kver>/updates/dkms, where DKMS does, with

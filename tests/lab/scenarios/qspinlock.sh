@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # qspinlock - the torture run of qspinlock-pv in an overcommitted domU.
 # Interface: see smoke.sh.  One domU with 4 vCPUs on the lab's 2 physical
 # CPUs (2x overcommit; the other scenarios' domUs compete too), so lock
@@ -120,7 +123,7 @@ qspinlock_domU() {
 	qs_mode_step pv-unfair any mode=pv-unfair
 
 	# forced halts: both PV modes with a short spin
-	o1= o2=
+	o1='' o2=
 	if qs_load mode=pv spin_threshold=64 && o1=$(qs_run 0 0) && qs_ok some &&
 	   qs_load mode=pv-unfair spin_threshold=64 && o2=$(qs_run 0 0) && qs_ok some; then
 		pass qspinlock/pv-halt "pv: $o1; pv-unfair: $o2"

@@ -1,4 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034 # the scenario interface (<fn>_steps, _budget, _domus,
+# RPC_REPLY, BF_SCN...) is read by dom0-init, the judge and the helpers
 # smoke - the stock Debian PV frontends against dom0's backends: a domU
 # with xen-blkfront (xvda on a loop device, xvdb on null_blk) and
 # xen-netfront (a vif on xenbr0).  Functional only: numbers are reported,
@@ -43,6 +46,7 @@ smoke_rpc() { RPC_REPLY="unknown-request"; }
 
 # iperf3_run DIRFLAG: prints "<exit> <receiver bitrate>"
 smoke_iperf3() {
+	# shellcheck disable=SC2086 # word splitting intended: intended
 	iperf3 -c 10.0.0.1 -p 5201 -t 4 $1 >/tmp/iperf3.log 2>&1
 	_rc=$?
 	_bw=$(awk '/receiver/ { print $(NF-2) $(NF-1) }' /tmp/iperf3.log | tail -n1)
@@ -90,12 +94,14 @@ smoke_domU() {
 	   ip addr add "$IP/24" dev eth0 && ip link set eth0 up &&
 	   wait_for 30 ping -c1 -W1 10.0.0.1 >/dev/null 2>&1; then
 		pass smoke/net "eth0 $IP reaches dom0 on xenbr0"
+		# shellcheck disable=SC2046 # "<exit> <bitrate>": two words wanted
 		set -- $(smoke_iperf3 "")
 		if [ "$1" = 0 ] && [ "$2" != none ] && [ "${2%%[!0-9.]*}" != 0 ] && [ "${2%%[!0-9.]*}" != 0.00 ]; then
 			pass smoke/iperf3-up "domU->dom0 $2"
 		else
 			fail smoke/iperf3-up "rc=$1 bitrate=$2 $(tail -n 2 /tmp/iperf3.log | tr '\n' ' ')"
 		fi
+		# shellcheck disable=SC2046 # "<exit> <bitrate>": two words wanted
 		set -- $(smoke_iperf3 -R)
 		if [ "$1" = 0 ] && [ "$2" != none ] && [ "${2%%[!0-9.]*}" != 0 ] && [ "${2%%[!0-9.]*}" != 0.00 ]; then
 			pass smoke/iperf3-down "dom0->domU $2"
