@@ -43,7 +43,7 @@
 # Figures (IOPS, counters) are reported in the details, never judged.
 
 blkfront_steps="cpu-selfcheck load probe fio-mixed fio-unaligned fio-seq-1m trim persistent var-nopersist zero-copy zero-copy-4k var-copy var-q1 var-order2 var-noindirect cycles fs detach attach leaks"
-blkfront_budget=900
+blkfront_budget=1200
 blkfront_domus="bf"
 BF_MOD=xen-blkfront-64k
 BF_DRV=vbd-64k
