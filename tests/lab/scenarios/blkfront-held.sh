@@ -47,12 +47,7 @@ bfh_want() { [ -z "${XPS_SCN_BFH_ONLY:-}" ] || case ",$XPS_SCN_BFH_ONLY," in *",
 blkfront_held_dom0_prepare() {
 	truncate -s 64M /tmp/bfh-a.img || return 1
 	BFH_LOOPA=$(losetup -f --show /tmp/bfh-a.img) || return 1
-	truncate -s 64M /tmp/bfh-c.img || return 1
-	BFH_LOOPC=$(losetup -f --show /tmp/bfh-c.img) || return 1
-	DM_DISABLE_UDEV=1; export DM_DISABLE_UDEV
-	modprobe dm-mod || return 1
-	dmsetup create --noudevsync bfhc --table "0 131072 linear $BFH_LOOPC 0" || return 1
-	wait_for 10 test -b /dev/mapper/bfhc
+	bf_dm_disk bfhc 64
 }
 
 blkfront_held_domU_cfg() {

@@ -75,14 +75,8 @@ blkfront_life_dom0_prepare() {
 	# device before a save, so the requests the domU sends meanwhile are
 	# held there, in flight, while the guest suspends; they complete once
 	# the guest is down, and the restored frontend must replay them.
-	truncate -s 64M /tmp/bfl-c.img || return 1
-	BFL_LOOPC=$(losetup -f --show /tmp/bfl-c.img) || return 1
-	# No udev in dom0: libdevmapper makes the node itself.
-	DM_DISABLE_UDEV=1; export DM_DISABLE_UDEV
-	modprobe dm-mod || return 1
-	dmsetup create --noudevsync bflc --table "0 131072 linear $BFL_LOOPC 0" || return 1
 	BFL_SLOW=/dev/mapper/bflc
-	wait_for 10 test -b "$BFL_SLOW"
+	bf_dm_disk bflc 64
 }
 
 blkfront_life_domU_cfg() {
@@ -277,6 +271,21 @@ bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
 # submitter blocks for a tag, which would stop the guest's freezer) while
 # the guest suspends for a save, so a resume must replay some.  Sets _d (the details);
 # reports FAIL itself, returns 0 when the caller may report PASS.
+# bfl_rpc_move CMD [HOW]: ask dom0 for a save/restore (CMD: save-restore,
+# migrate, save-held) and wait up to 400 s for its outcome: _r the rpc's
+# answer, _m the move's log line ("ok ..." when it worked).
+bfl_rpc_move() {
+	# shellcheck disable=SC2086 # word splitting intended: an optional argument
+	_r=$(rpc "$1" 2 $2)
+	_t=$(up) _m=pending
+	if [ "$_r" = ok ]; then
+		while [ "$(since "$_t")" -lt 400 ]; do
+			_m=$(rpc move-log)
+			case "$_m" in pending|rpc-timeout|"") sleep 2 ;; *) break ;; esac
+		done
+	fi
+}
+
 BFL_DISKS="xvda xvdb xvdc"
 bfl_move_step() {
 	_st=$1 _cmd=$2 _how=${3:-}
@@ -289,15 +298,7 @@ bfl_move_step() {
 	bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
 		--numjobs=2 --offset_increment=2M & _pc=$!
 	wait_for 60 test -s /tmp/bfl-a.runs
-	# shellcheck disable=SC2086 # word splitting intended: an optional argument
-	_r=$(rpc "$_cmd" 2 $_how)
-	_t=$(up) _m=pending
-	if [ "$_r" = ok ]; then
-		while [ "$(since "$_t")" -lt 400 ]; do
-			_m=$(rpc move-log)
-			case "$_m" in pending|rpc-timeout|"") sleep 2 ;; *) break ;; esac
-		done
-	fi
+	bfl_rpc_move "$_cmd" "$_how"
 	# two more whole runs of each loop after the move
 	_w=
 	for _k in a b c; do _w="$_w [ \$(cat /tmp/bfl-$_k.runs) -ge $(($(bfl_runs $_k) + 2)) ] &&"; done
@@ -347,14 +348,7 @@ bfl_resume_unbind() {
 	fi
 	bf_c_fio 300
 	wait_for 20 bf_c_inflight
-	_r=$(rpc save-held 2)
-	_t=$(up) _m=pending
-	if [ "$_r" = ok ]; then
-		while [ "$(since "$_t")" -lt 400 ]; do
-			_m=$(rpc move-log)
-			case "$_m" in pending|rpc-timeout|"") sleep 2 ;; *) break ;; esac
-		done
-	fi
+	bfl_rpc_move save-held
 	case "$_m" in ok*) ;; *) _d="save-held: $_r $_m"; kill -9 "$_fp" 2>/dev/null; return 1 ;; esac
 	if ! wait_for 60 sh -c '[ "$(cat /sys/block/xvda/xps/resumes)" -gt '"$_r0"' ]'; then
 		_d="$_m; xvda did not resume (resumes $_r0 -> $(bf_x xvda resumes))"

@@ -49,6 +49,19 @@ BF_MOD=xen-blkfront-64k
 BF_DRV=vbd-64k
 BF_CYCLES=6
 
+# bf_dm_disk NAME MB: dom0, a device-mapper device /dev/mapper/NAME over a
+# loop device on a fresh MB file, which a scenario suspends (dmsetup
+# suspend) to hold a disk's I/O in dom0.
+bf_dm_disk() {
+	truncate -s "$2M" "/tmp/$1.img" || return 1
+	_lo=$(losetup -f --show "/tmp/$1.img") || return 1
+	# No udev in dom0: libdevmapper makes the node itself.
+	DM_DISABLE_UDEV=1; export DM_DISABLE_UDEV
+	modprobe dm-mod || return 1
+	dmsetup create --noudevsync "$1" --table "0 $(($2 * 2048)) linear $_lo 0" || return 1
+	wait_for 10 test -b "/dev/mapper/$1"
+}
+
 blkfront_dom0_prepare() {
 	truncate -s 256M /tmp/bf-a.img || return 1
 	truncate -s 128M /tmp/bf-b.img || return 1
