@@ -20,6 +20,7 @@
 
 typedef uint8_t u8;
 typedef uint16_t u16;
+typedef int16_t s16;
 typedef uint32_t u32;
 typedef unsigned long long u64;	/* as in the kernel: printed with %llu */
 typedef uint32_t __le32;
