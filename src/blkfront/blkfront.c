@@ -405,6 +405,7 @@ fail:
 static void xbf_remove(struct xenbus_device *dev)
 {
 	struct xbf_info *info = dev_get_drvdata(&dev->dev);
+	unsigned int held;
 
 	if (!info)
 		return;
@@ -421,9 +422,10 @@ static void xbf_remove(struct xenbus_device *dev)
 	flush_work(&info->kill_work);
 	/* a partition read still outstanding has failed (or is held) */
 	cancel_work_sync(&info->add_work);
-	if (xbf_nr_held(info))
+	held = xbf_nr_held(info);
+	if (held)
 		dev_warn(&dev->dev, "waiting for the backend to release the pages of %u request(s)\n",
-			 xbf_nr_held(info));
+			 held);
 	if (info->disk_added)
 		del_gendisk(info->gd);
 	wait_event(info->held_wq, !xbf_nr_held(info));

@@ -47,6 +47,20 @@ static bool xbf_try_end(struct xbf_info *info, grant_ref_t gref)
 	return gnttab_try_end_foreign_access(gref);
 }
 
+/* Retry the grants still marked busy; return how many stay mapped. */
+static unsigned int xbf_end_busy(struct xbf_info *info, struct xbf_rq *pdu)
+{
+	unsigned int i;
+
+	for (i = 0; i < pdu->nr_segs; i++) {
+		if (pdu->segs[i].busy && xbf_try_end(info, pdu->segs[i].gref)) {
+			pdu->segs[i].busy = false;
+			pdu->nr_busy--;
+		}
+	}
+	return pdu->nr_busy;
+}
+
 /*
  * End the in-place grants of a zero-copy request with a checked revoke.
  * Return: the grants the backend still maps (marked busy, counted in
@@ -60,12 +74,10 @@ static unsigned int xbf_end_zero_copy(struct xbf_info *info,
 
 	if (!pdu->zero_copy)
 		return 0;
-	pdu->nr_busy = 0;
-	for (i = 0; i < pdu->nr_segs; i++) {
-		pdu->segs[i].busy = !xbf_try_end(info, pdu->segs[i].gref);
-		pdu->nr_busy += pdu->segs[i].busy;
-	}
-	if (!pdu->nr_busy) {
+	for (i = 0; i < pdu->nr_segs; i++)
+		pdu->segs[i].busy = true;
+	pdu->nr_busy = pdu->nr_segs;
+	if (!xbf_end_busy(info, pdu)) {
 		pdu->zero_copy = false;
 		pdu->nr_segs = 0;
 	}
@@ -128,20 +140,13 @@ void xbf_held_work(struct work_struct *work)
 	struct xbf_info *info = container_of(to_delayed_work(work),
 					     struct xbf_info, held_work);
 	struct xbf_rq *pdu, *tmp;
-	unsigned int i, n = 0, left;
+	unsigned int n = 0, left;
 	unsigned long flags;
 	LIST_HEAD(done);
 
 	spin_lock_irqsave(&info->held_lock, flags);
 	list_for_each_entry_safe(pdu, tmp, &info->held, held) {
-		for (i = 0; i < pdu->nr_segs; i++) {
-			if (pdu->segs[i].busy &&
-			    xbf_try_end(info, pdu->segs[i].gref)) {
-				pdu->segs[i].busy = false;
-				pdu->nr_busy--;
-			}
-		}
-		if (!pdu->nr_busy) {
+		if (!xbf_end_busy(info, pdu)) {
 			list_move_tail(&pdu->held, &done);
 			info->nr_held--;
 		}

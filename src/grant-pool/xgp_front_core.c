@@ -304,24 +304,9 @@ int xgp_front_core_grow(struct xgp_front_core *c, unsigned int nr_free,
  */
 struct xgp_slot *xgp_front_core_get(struct xgp_front_core *c)
 {
-	struct xgp_slot *s = NULL;
+	struct xgp_slot *s;
 
-	c->ops->lock(c->priv);
-	if (c->dead || list_empty(&c->free)) {
-		c->stats.get_empty++;
-		goto out;
-	}
-	s = list_first_entry(&c->free, struct xgp_slot, node);
-	list_del_init(&s->node);
-	c->nr_free--;
-	s->state = XGP_SLOT_HELD;
-	c->stats.gets++;
-	if (s->used)
-		c->stats.reused++;
-	s->used = true;
-out:
-	c->ops->unlock(c->priv);
-	return s;
+	return xgp_front_core_get_bulk(c, &s, 1, false) ? s : NULL;
 }
 
 /**
@@ -333,23 +318,7 @@ out:
  */
 int xgp_front_core_put(struct xgp_front_core *c, struct xgp_slot *slot)
 {
-	int ret = 0;
-
-	c->ops->lock(c->priv);
-	if (!slot || slot->state != XGP_SLOT_HELD || !slot->owner ||
-	    slot->owner->core != c) {
-		c->stats.bad_puts++;
-		ret = -EINVAL;
-		goto out;
-	}
-	slot->state = XGP_SLOT_FREE;
-	/* Most recently used first: its data is still warm in the cache. */
-	list_add(&slot->node, &c->free);
-	c->nr_free++;
-	c->stats.puts++;
-out:
-	c->ops->unlock(c->priv);
-	return ret;
+	return xgp_front_core_put_bulk(c, &slot, 1) ? -EINVAL : 0;
 }
 
 /**
@@ -417,6 +386,7 @@ unsigned int xgp_front_core_put_bulk(struct xgp_front_core *c,
 			continue;
 		}
 		s->state = XGP_SLOT_FREE;
+		/* Most recently used first: its data is still warm. */
 		list_add(&s->node, &c->free);
 		c->nr_free++;
 		c->stats.puts++;
