@@ -57,7 +57,8 @@ static int xnf_read_backend(struct xnf_info *info)
 	      xnf_read_feature(info, "feature-gso-tcpv4", &info->be_gso4) ?:
 	      xnf_read_feature(info, "feature-gso-tcpv6", &info->be_gso6) ?:
 	      xnf_read_feature(info, "feature-ipv6-csum-offload",
-			       &info->be_csum6);
+			       &info->be_csum6) ?:
+	      xnf_read_feature(info, "feature-ctrl-ring", &info->be_ctrl);
 	if (err)
 		return err;
 	if (!rx_copy) {
@@ -133,6 +134,8 @@ static void xnf_free_queue(struct xnf_queue *q)
 	struct xnf_info *info = q->info;
 	void *va;
 
+	if (!info)	/* never set up: an earlier queue failed */
+		return;
 	if (q->irq) {
 		unbind_from_irqhandler(q->irq, q);
 		q->irq = 0;
@@ -188,8 +191,6 @@ static int xnf_setup_queue(struct xnf_queue *q)
 	int err;
 
 	spin_lock_init(&q->tx_lock);
-	u64_stats_init(&q->stats.tx_syncp);
-	u64_stats_init(&q->stats.rx_syncp);
 	q->tx_ring_ref = INVALID_GRANT_REF;
 	q->rx_ring_ref = INVALID_GRANT_REF;
 	netif_napi_add(q->info->netdev, &q->napi, xnf_poll);
@@ -245,6 +246,8 @@ static void xnf_teardown(struct xnf_info *info)
 	unsigned int i;
 
 	ASSERT_RTNL();
+	cancel_work_sync(&info->ctrl_work);
+	xnf_ctrl_free(info);
 	if (!info->queues)
 		return;
 	netif_carrier_off(netdev);
@@ -333,6 +336,10 @@ again:
 				goto abort;
 		}
 	}
+	what = "writing the control ring keys";
+	err = xnf_ctrl_publish(info, xbt);
+	if (err)
+		goto abort;
 	what = "writing the features";
 	err = xenbus_write(xbt, dev->nodename, "request-rx-copy", "1") ?:
 	      xenbus_write(xbt, dev->nodename, "feature-rx-notify", "1") ?:
@@ -405,10 +412,19 @@ static int xnf_connect(struct xnf_info *info)
 
 		q->info = info;
 		q->index = i;
-		snprintf(q->name, sizeof(q->name), "%s-q%u", netdev->name, i);
+		q->stats = &info->qstats[i];
+		snprintf(q->name, sizeof(q->name), "%s-q%u",
+			 dev_name(&dev->dev), i);
 		err = xnf_setup_queue(q);
 		if (err) {
 			xenbus_dev_fatal(dev, err, "setting up queue %u", i);
+			goto fail;
+		}
+	}
+	if (info->be_ctrl && READ_ONCE(xnf_feature_persistent)) {
+		err = xnf_ctrl_setup(info);
+		if (err) {
+			xenbus_dev_fatal(dev, err, "setting up the control ring");
 			goto fail;
 		}
 	}
@@ -427,9 +443,9 @@ static int xnf_connect(struct xnf_info *info)
 	netif_carrier_on(netdev);
 	rtnl_unlock();
 	xenbus_switch_state(dev, XenbusStateConnected);
-	dev_info(&dev->dev, "connected: %u queue(s), MTU max %u, sg %u, gso %u/%u\n",
+	dev_info(&dev->dev, "connected: %u queue(s), MTU max %u, sg %u, gso %u/%u, control ring %u\n",
 		 nr, netdev->max_mtu, info->be_sg, info->be_gso4,
-		 info->be_gso6);
+		 info->be_gso6, info->ctrl.live);
 	return 0;
 fail:
 	xnf_teardown(info);
@@ -458,6 +474,8 @@ static void xnf_backend_changed(struct xenbus_device *dev,
 		break;
 	case XenbusStateConnected:
 		netdev_notify_peers(info->netdev);
+		if (info->ctrl.live)
+			schedule_work(&info->ctrl_work);
 		break;
 	case XenbusStateClosed:
 		if (dev->state == XenbusStateClosed)
@@ -524,9 +542,9 @@ static void xnf_get_stats64(struct net_device *netdev,
 	struct xnf_info *info = netdev_priv(netdev);
 	unsigned int i, start;
 
-	rcu_read_lock();	/* the queues change under rtnl only */
-	for (i = 0; info->queues && i < info->nr_queues; i++) {
-		struct xnf_qstats *s = &info->queues[i].stats;
+	/* the counters live as long as the device: no lock needed */
+	for (i = 0; i < netdev->num_tx_queues; i++) {
+		struct xnf_qstats *s = &info->qstats[i];
 		u64 tp, tb, td, rp, rb, rd, re;
 
 		do {
@@ -550,7 +568,6 @@ static void xnf_get_stats64(struct net_device *netdev,
 		tot->rx_dropped += rd;
 		tot->rx_errors += re;
 	}
-	rcu_read_unlock();
 }
 
 static const struct net_device_ops xnf_netdev_ops = {
@@ -585,7 +602,7 @@ static const char xnf_stat_names[][ETH_GSTRING_LEN] = {
 /* device-wide counters after the per-queue ones */
 static const char xnf_dev_stat_names[][ETH_GSTRING_LEN] = {
 	"queues", "protocol_errors", "revoke_busy", "pool_grants",
-	"pool_reused",
+	"pool_reused", "ctrl_requests", "persistent_grants",
 };
 
 static int xnf_get_sset_count(struct net_device *netdev, int sset)
@@ -613,24 +630,28 @@ static void xnf_get_ethtool_stats(struct net_device *netdev,
 
 	memset(data, 0, sizeof(u64) * (XNF_ST_NR +
 				       ARRAY_SIZE(xnf_dev_stat_names)));
+	for (i = 0; i < netdev->num_tx_queues; i++) {
+		struct xnf_qstats *qs = &info->qstats[i];
+		u64 v[XNF_ST_NR];
+
+		do {
+			start = u64_stats_fetch_begin(&qs->tx_syncp);
+			for (j = 0; j < XNF_ST_RX_COPIED; j++)
+				v[j] = qs->ext[j];
+		} while (u64_stats_fetch_retry(&qs->tx_syncp, start));
+		do {
+			start = u64_stats_fetch_begin(&qs->rx_syncp);
+			for (j = XNF_ST_RX_COPIED; j < XNF_ST_NR; j++)
+				v[j] = qs->ext[j];
+		} while (u64_stats_fetch_retry(&qs->rx_syncp, start));
+		for (j = 0; j < XNF_ST_NR; j++)
+			data[j] += v[j];
+	}
 	/* ethtool ops run under rtnl: the queues cannot go away */
 	for (i = 0; info->queues && i < info->nr_queues; i++) {
 		struct xnf_queue *q = &info->queues[i];
 		struct xgp_front_stats st;
-		u64 v[XNF_ST_NR];
 
-		do {
-			start = u64_stats_fetch_begin(&q->stats.tx_syncp);
-			for (j = 0; j < XNF_ST_RX_COPIED; j++)
-				v[j] = q->stats.ext[j];
-		} while (u64_stats_fetch_retry(&q->stats.tx_syncp, start));
-		do {
-			start = u64_stats_fetch_begin(&q->stats.rx_syncp);
-			for (j = XNF_ST_RX_COPIED; j < XNF_ST_NR; j++)
-				v[j] = q->stats.ext[j];
-		} while (u64_stats_fetch_retry(&q->stats.rx_syncp, start));
-		for (j = 0; j < XNF_ST_NR; j++)
-			data[j] += v[j];
 		if (q->tx_pool) {
 			xgp_front_pool_stats(q->tx_pool, &st);
 			dev_data[3] += st.grants_issued;
@@ -645,6 +666,9 @@ static void xnf_get_ethtool_stats(struct net_device *netdev,
 	dev_data[0] = info->nr_queues;
 	dev_data[1] = atomic64_read(&info->protocol_errors);
 	dev_data[2] = atomic64_read(&info->revoke_busy);
+	dev_data[5] = info->ctrl.requests;
+	dev_data[6] = info->ctrl.pg.state == XNF_PG_MAPPED ?
+		      info->ctrl.pg.mapped : 0;
 }
 
 static void xnf_get_drvinfo(struct net_device *netdev,
@@ -686,6 +710,7 @@ static int xnf_probe(struct xenbus_device *dev,
 	struct net_device *netdev;
 	struct xnf_info *info;
 	u8 mac[ETH_ALEN];
+	unsigned int i;
 	int err;
 
 	err = xnf_read_mac(dev, mac);
@@ -700,7 +725,18 @@ static int xnf_probe(struct xenbus_device *dev,
 	info->xbdev = dev;
 	info->netdev = netdev;
 	atomic64_set(&info->protocol_errors, 0);
+	INIT_WORK(&info->ctrl_work, xnf_ctrl_work);
+	init_waitqueue_head(&info->ctrl.wq);
 	atomic64_set(&info->revoke_busy, 0);
+	info->qstats = kcalloc(max, sizeof(*info->qstats), GFP_KERNEL);
+	if (!info->qstats) {
+		free_netdev(netdev);
+		return -ENOMEM;
+	}
+	for (i = 0; i < max; i++) {
+		u64_stats_init(&info->qstats[i].tx_syncp);
+		u64_stats_init(&info->qstats[i].rx_syncp);
+	}
 	eth_hw_addr_set(netdev, mac);
 	netdev->netdev_ops = &xnf_netdev_ops;
 	netdev->ethtool_ops = &xnf_ethtool_ops;
@@ -717,6 +753,7 @@ static int xnf_probe(struct xenbus_device *dev,
 	err = register_netdev(netdev);
 	if (err) {
 		dev_set_drvdata(&dev->dev, NULL);
+		kfree(info->qstats);
 		free_netdev(netdev);
 		xenbus_dev_fatal(dev, err, "registering the interface");
 		return err;
@@ -774,12 +811,16 @@ static void xnf_remove(struct xenbus_device *dev)
 
 	if (!info)
 		return;
+	/* the backend must still be connected to unmap */
+	if (dev->state == XenbusStateConnected)
+		xnf_ctrl_unmap(info);
 	xnf_bus_close(info);
 	unregister_netdev(info->netdev);
 	rtnl_lock();
 	xnf_teardown(info);
 	rtnl_unlock();
 	dev_set_drvdata(&dev->dev, NULL);
+	kfree(info->qstats);
 	free_netdev(info->netdev);
 }
 

@@ -25,6 +25,9 @@
 #include <linux/rtnetlink.h>
 #include <net/tcp.h>
 #include <linux/delay.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/bitmap.h>
 #include <xen/xen.h>
 #include <xen/xenbus.h>
 #include <xen/grant_table.h>
@@ -52,8 +55,9 @@
 /* How long an unbind waits for the backend at each step of the close. */
 #define XNF_CLOSE_WAIT_MS	5000U
 
-/* module parameters (netfront.c) */
+/* module parameters (netfront.c, xnf_ctrl.c) */
 extern unsigned int xnf_max_queues;
+extern bool xnf_feature_persistent;
 
 /* ---- statistics ---- */
 
@@ -101,7 +105,7 @@ struct xnf_info;
  * struct xnf_queue - one tx/rx ring pair, its event channel and NAPI
  * @info: the device
  * @index: queue number
- * @name: "<ifname>-q<index>", also the grant pools' names (-tx, -rx)
+ * @name: "vif-<devid>-q<index>", also the grant pools' names (-tx, -rx)
  * @napi: polls both rings
  * @irq: the event channel's irq (late EOI), 0 when not bound
  * @evtchn: event channel shared by both rings
@@ -115,7 +119,7 @@ struct xnf_info;
  * @rx_ring_ref: its grant
  * @rx_pool: slots the backend copies packets into
  * @rx_slot: the slot posted with rx request id i, for the whole connection
- * @stats: counters
+ * @stats: its counters (in the device: they outlive a reconnect)
  */
 struct xnf_queue {
 	struct xnf_info *info;
@@ -137,7 +141,45 @@ struct xnf_queue {
 	struct xgp_front_pool *rx_pool;
 	struct xgp_slot *rx_slot[XNF_RX_RING_SIZE];
 
-	struct xnf_qstats stats;
+	struct xnf_qstats *stats;
+};
+
+/**
+ * struct xnf_ctrl - the control ring (xnf_ctrl.c)
+ * @live: connected, and answering in time
+ * @ring: front ring
+ * @ring_ref: its grant
+ * @evtchn: its event channel
+ * @irq: its irq (late EOI), 0 when not bound
+ * @name: irq name
+ * @wq: woken by a response
+ * @tbl: the ADD/DEL table page (4 KB, granted read-write)
+ * @tbl_ref: its grant
+ * @next_id: request ids
+ * @pg: the persistent-grant state machine (xnf_core.c)
+ * @grefs: every queue's pool grants, in table order
+ * @readonly: which of them are tx (read-only) grants
+ * @nr_grefs: how many
+ * @requests: control requests sent
+ * @last_status: status of the last response
+ */
+struct xnf_ctrl {
+	bool live;
+	struct xen_netif_ctrl_front_ring ring;
+	grant_ref_t ring_ref;
+	evtchn_port_t evtchn;
+	unsigned int irq;
+	char name[XGP_NAME_LEN];
+	wait_queue_head_t wq;
+	struct xnf_gref *tbl;
+	grant_ref_t tbl_ref;
+	u16 next_id;
+	struct xnf_pg pg;
+	u32 *grefs;
+	unsigned long *readonly;
+	unsigned int nr_grefs;
+	u64 requests;
+	u32 last_status;
 };
 
 /**
@@ -153,8 +195,12 @@ struct xnf_queue {
  * @be_gso6: backend feature-gso-tcpv6
  * @be_csum6: backend feature-ipv6-csum-offload
  * @be_max_queues: backend multi-queue-max-queues (1 when absent)
+ * @be_ctrl: backend feature-ctrl-ring
+ * @ctrl: the control ring
+ * @ctrl_work: runs the mapping negotiation once the backend is Connected
  * @protocol_errors: backend protocol violations seen
  * @revoke_busy: grants the backend still mapped at a teardown
+ * @qstats: counters of each possible queue (num_tx_queues)
  */
 struct xnf_info {
 	struct xenbus_device *xbdev;
@@ -168,8 +214,12 @@ struct xnf_info {
 	bool be_gso6;
 	bool be_csum6;
 	unsigned int be_max_queues;
+	bool be_ctrl;
+	struct xnf_ctrl ctrl;
+	struct work_struct ctrl_work;
 	atomic64_t protocol_errors;
 	atomic64_t revoke_busy;
+	struct xnf_qstats *qstats;
 };
 
 /* xnf_io.c */
@@ -179,6 +229,13 @@ irqreturn_t xnf_interrupt(int irq, void *dev_id);
 void xnf_rx_post_all(struct xnf_queue *q);
 void xnf_tx_release_all(struct xnf_queue *q);
 void xnf_broken(struct xnf_info *info, const char *fmt, ...) __printf(2, 3);
+
+/* xnf_ctrl.c */
+int xnf_ctrl_setup(struct xnf_info *info);
+int xnf_ctrl_publish(struct xnf_info *info, struct xenbus_transaction xbt);
+void xnf_ctrl_free(struct xnf_info *info);
+void xnf_ctrl_work(struct work_struct *work);
+void xnf_ctrl_unmap(struct xnf_info *info);
 
 /* netfront.c */
 extern const struct ethtool_ops xnf_ethtool_ops;

@@ -74,16 +74,16 @@ static bool xnf_is_broken(struct xnf_info *info)
 
 static void xnf_tx_count(struct xnf_queue *q, enum xnf_stat st, u64 n)
 {
-	u64_stats_update_begin(&q->stats.tx_syncp);
-	q->stats.ext[st] += n;
-	u64_stats_update_end(&q->stats.tx_syncp);
+	u64_stats_update_begin(&q->stats->tx_syncp);
+	q->stats->ext[st] += n;
+	u64_stats_update_end(&q->stats->tx_syncp);
 }
 
 static void xnf_rx_count(struct xnf_queue *q, enum xnf_stat st, u64 n)
 {
-	u64_stats_update_begin(&q->stats.rx_syncp);
-	q->stats.ext[st] += n;
-	u64_stats_update_end(&q->stats.rx_syncp);
+	u64_stats_update_begin(&q->stats->rx_syncp);
+	q->stats->ext[st] += n;
+	u64_stats_update_end(&q->stats->rx_syncp);
 }
 
 /* ---- transmit ---- */
@@ -99,11 +99,11 @@ static u32 xnf_tx_room(struct xnf_queue *q)
 static void xnf_tx_drop(struct xnf_queue *q, struct sk_buff *skb,
 			enum xnf_stat why)
 {
-	u64_stats_update_begin(&q->stats.tx_syncp);
-	q->stats.tx_dropped++;
+	u64_stats_update_begin(&q->stats->tx_syncp);
+	q->stats->tx_dropped++;
 	if (why < XNF_ST_NR)
-		q->stats.ext[why]++;
-	u64_stats_update_end(&q->stats.tx_syncp);
+		q->stats->ext[why]++;
+	u64_stats_update_end(&q->stats->tx_syncp);
 	dev_kfree_skb_any(skb);
 }
 
@@ -229,14 +229,14 @@ netdev_tx_t xnf_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (notify)
 		notify_remote_via_irq(q->irq);
 
-	u64_stats_update_begin(&q->stats.tx_syncp);
-	q->stats.tx_packets++;
-	q->stats.tx_bytes += skb->len;
-	q->stats.ext[XNF_ST_TX_COPIED] += skb->len;
-	q->stats.ext[XNF_ST_TX_SLOTS] += plan.nr_slots;
+	u64_stats_update_begin(&q->stats->tx_syncp);
+	q->stats->tx_packets++;
+	q->stats->tx_bytes += skb->len;
+	q->stats->ext[XNF_ST_TX_COPIED] += skb->len;
+	q->stats->ext[XNF_ST_TX_SLOTS] += plan.nr_slots;
 	if (is_gso)
-		q->stats.ext[XNF_ST_TX_GSO]++;
-	u64_stats_update_end(&q->stats.tx_syncp);
+		q->stats->ext[XNF_ST_TX_GSO]++;
+	u64_stats_update_end(&q->stats->tx_syncp);
 
 	/* Stopped under the lock the completions wake it under. */
 	if (xnf_tx_room(q) < XNF_TX_MAX_RING)
@@ -304,11 +304,11 @@ static bool xnf_tx_complete(struct xnf_queue *q)
 	spin_unlock_irqrestore(&q->tx_lock, flags);
 	xgp_front_put_bulk(q->tx_pool, done, nr_done);
 	if (errors || dropped) {
-		u64_stats_update_begin(&q->stats.tx_syncp);
-		q->stats.ext[XNF_ST_TX_RSP_ERROR] += errors;
-		q->stats.ext[XNF_ST_TX_RSP_DROPPED] += dropped;
-		q->stats.tx_dropped += errors + dropped;
-		u64_stats_update_end(&q->stats.tx_syncp);
+		u64_stats_update_begin(&q->stats->tx_syncp);
+		q->stats->ext[XNF_ST_TX_RSP_ERROR] += errors;
+		q->stats->ext[XNF_ST_TX_RSP_DROPPED] += dropped;
+		q->stats->tx_dropped += errors + dropped;
+		u64_stats_update_end(&q->stats->tx_syncp);
 	}
 	return more;
 }
@@ -427,9 +427,9 @@ static void xnf_rx_deliver(struct xnf_queue *q, struct sk_buff *skb,
 		if (skb_checksum_setup(skb, false)) {
 			kfree_skb(skb);
 			xnf_rx_count(q, XNF_ST_RX_BAD_PKT, 1);
-			u64_stats_update_begin(&q->stats.rx_syncp);
-			q->stats.rx_errors++;
-			u64_stats_update_end(&q->stats.rx_syncp);
+			u64_stats_update_begin(&q->stats->rx_syncp);
+			q->stats->rx_errors++;
+			u64_stats_update_end(&q->stats->rx_syncp);
 			return;
 		}
 	} else if (pkt->flags & XEN_NETRXF_data_validated) {
@@ -440,16 +440,16 @@ static void xnf_rx_deliver(struct xnf_queue *q, struct sk_buff *skb,
 		xnf_rx_count(q, XNF_ST_RX_BAD_PKT, 1);
 		return;
 	}
-	u64_stats_update_begin(&q->stats.rx_syncp);
-	q->stats.rx_packets++;
-	q->stats.rx_bytes += len;
-	q->stats.ext[XNF_ST_RX_COPIED] += pkt->len;
-	q->stats.ext[XNF_ST_RX_SLOTS] += pkt->nr_segs;
+	u64_stats_update_begin(&q->stats->rx_syncp);
+	q->stats->rx_packets++;
+	q->stats->rx_bytes += len;
+	q->stats->ext[XNF_ST_RX_COPIED] += pkt->len;
+	q->stats->ext[XNF_ST_RX_SLOTS] += pkt->nr_segs;
 	if (pkt->has_gso)
-		q->stats.ext[XNF_ST_RX_GSO]++;
+		q->stats->ext[XNF_ST_RX_GSO]++;
 	if (pkt->flags & XEN_NETRXF_csum_blank)
-		q->stats.ext[XNF_ST_RX_CSUM_PARTIAL]++;
-	u64_stats_update_end(&q->stats.rx_syncp);
+		q->stats->ext[XNF_ST_RX_CSUM_PARTIAL]++;
+	u64_stats_update_end(&q->stats->rx_syncp);
 	napi_gro_receive(&q->napi, skb);
 }
 
@@ -545,9 +545,9 @@ static unsigned int xnf_rx_parse(struct xnf_queue *q, RING_IDX cons,
 	if (error || pkt->len < ETH_HLEN) {
 		xnf_rx_count(q, error ? XNF_ST_RX_RSP_ERROR : XNF_ST_RX_BAD_PKT,
 			     1);
-		u64_stats_update_begin(&q->stats.rx_syncp);
-		q->stats.rx_errors++;
-		u64_stats_update_end(&q->stats.rx_syncp);
+		u64_stats_update_begin(&q->stats->rx_syncp);
+		q->stats->rx_errors++;
+		u64_stats_update_end(&q->stats->rx_syncp);
 		pkt->len = 0;
 	}
 	return i - cons;
@@ -607,9 +607,9 @@ static int xnf_rx(struct xnf_queue *q, int budget, bool *more)
 			if (skb) {
 				xnf_rx_deliver(q, skb, &pkt);
 			} else {
-				u64_stats_update_begin(&q->stats.rx_syncp);
-				q->stats.rx_dropped++;
-				u64_stats_update_end(&q->stats.rx_syncp);
+				u64_stats_update_begin(&q->stats->rx_syncp);
+				q->stats->rx_dropped++;
+				u64_stats_update_end(&q->stats->rx_syncp);
 			}
 		}
 		cons += used;
