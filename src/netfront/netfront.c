@@ -482,6 +482,12 @@ static void xnf_backend_changed(struct xenbus_device *dev,
 			break;
 		fallthrough;	/* the backend skipped Closing */
 	case XenbusStateClosing:
+		/*
+		 * Left over from a driver bound before us: the backend
+		 * answers our Initialising with InitWait.
+		 */
+		if (dev->state == XenbusStateInitialising && !info->live)
+			break;
 		rtnl_lock();
 		netif_carrier_off(info->netdev);
 		netif_tx_disable(info->netdev);
@@ -756,6 +762,19 @@ static int xnf_probe(struct xenbus_device *dev,
 		kfree(info->qstats);
 		free_netdev(netdev);
 		xenbus_dev_fatal(dev, err, "registering the interface");
+		return err;
+	}
+	/*
+	 * A driver unbound before us left the device Closed; saying
+	 * Initialising again re-arms a Closed backend (it goes InitWait).
+	 */
+	dev->state = XenbusStateUnknown;
+	err = xenbus_switch_state(dev, XenbusStateInitialising);
+	if (err) {
+		unregister_netdev(netdev);
+		dev_set_drvdata(&dev->dev, NULL);
+		kfree(info->qstats);
+		free_netdev(netdev);
 		return err;
 	}
 	dev_info(&dev->dev, "%s: %pM, up to %u queue(s)\n", netdev->name,
