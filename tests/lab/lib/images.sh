@@ -19,7 +19,7 @@ DOMU_MODS="xen-blkfront xen-netfront xen-evtchn xenfs xen-gntdev xen-gntalloc ex
 # Programs copied (with their shared libraries) into the busybox domU image.
 # mke2fs/e2fsck (e2fsprogs, in every minbase rootfs) for filesystem tests;
 # busybox's own mke2fs makes ext2 only: call /usr/bin/mke2fs by path.
-DOMU_PROGS="/usr/bin/fio /usr/bin/iperf3 /bin/kmod /usr/bin/xenstore /usr/bin/sha256sum /sbin/mke2fs /sbin/e2fsck"
+DOMU_PROGS="/usr/bin/fio /usr/bin/iperf3 /bin/kmod /usr/bin/xenstore /usr/bin/sha256sum /sbin/mke2fs /sbin/e2fsck /usr/sbin/ethtool"
 
 XEN_PKG=xen-hypervisor-4.17-amd64
 

@@ -12,7 +12,7 @@
 # dmsetup: blkfront-life holds a disk's I/O in device-mapper.
 # tcc, libc6-dev, make: the C toolchain of bench-blk's build workload
 # (only in domU-cc.cpio, appended for the scenarios that ask for it).
-ROOTFS_PKGS="xen-utils-4.17 xenstore-utils iproute2 bridge-utils kmod fio iperf3 busybox procps util-linux dmsetup tcc libc6-dev make"
+ROOTFS_PKGS="xen-utils-4.17 xenstore-utils iproute2 bridge-utils kmod fio iperf3 busybox procps util-linux dmsetup tcc libc6-dev make ethtool"
 
 # rootfs_key: hash of the package set, each package's candidate version
 # and this recipe.
