@@ -834,6 +834,12 @@ static void xnf_remove(struct xenbus_device *dev)
 	if (dev->state == XenbusStateConnected)
 		xnf_ctrl_unmap(info);
 	xnf_bus_close(info);
+	/*
+	 * The ring keys the next driver overwrites, but a stock netfront
+	 * writes no control ring: netback would map our stale one and fail.
+	 */
+	xenbus_rm(XBT_NIL, dev->nodename, "ctrl-ring-ref");
+	xenbus_rm(XBT_NIL, dev->nodename, "event-channel-ctrl");
 	unregister_netdev(info->netdev);
 	rtnl_lock();
 	xnf_teardown(info);

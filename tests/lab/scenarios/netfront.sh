@@ -57,7 +57,9 @@
 #   clean         after the final unbind + rmmod: no kernel trouble lines
 #                 in nf's dmesg, no grant-table message of a grant still
 #                 in use or leaked; with xen-grant-pool loaded, no pool
-#                 page or grant live
+#                 page or grant live; no ctrl-ring-ref or
+#                 event-channel-ctrl left in the vif's xenstore directory
+#                 (a stock netfront loaded next would fail to connect)
 # Speeds and iperf3's outcome across a reload, detach or save are reported,
 # never judged.
 
@@ -744,6 +746,7 @@ nf_main() {
 	esac
 
 	# clean: the last unload, then the kernel log
+	cn=$(cat "/sys/bus/xen/devices/$(nf_vif)/nodename" 2>/dev/null)
 	nf_unload || _how="$_how failed: $(tr '\n' ' ' </tmp/nf-rmmod.log | cut -c1-120) refcnt $(cat /sys/module/$NF_KMOD/refcnt 2>/dev/null)"
 	uh=$_how
 	sleep 2
@@ -759,8 +762,15 @@ nf_main() {
 	fi
 	gone=yes
 	lsmod | grep -q "^$NF_KMOD " && gone=no
-	cd="$uh: module gone $gone; dmesg: $nbad kernel trouble line(s), $ngnt grant message(s)${pool:+; $pool}"
-	if [ "$nbad" = 0 ] && [ "$ngnt" = 0 ] && [ -z "$pool" ] && [ $gone = yes ]; then
+	# a control ring left in xenstore would make netback fail the next
+	# (stock) driver's connect: mapping a grant that is gone
+	stale=
+	for k in ctrl-ring-ref event-channel-ctrl; do
+		xenstore-read "$cn/$k" >/dev/null 2>&1 && stale="$stale $k"
+	done
+	cd="$uh: module gone $gone; dmesg: $nbad kernel trouble line(s), $ngnt grant message(s)${pool:+; $pool}; $cn control ring keys left:${stale:- none}"
+	if [ "$nbad" = 0 ] && [ "$ngnt" = 0 ] && [ -z "$pool" ] && [ $gone = yes ] &&
+	   [ -n "$cn" ] && [ -z "$stale" ]; then
 		nf_step clean PASS "$cd"
 	else
 		nf_step clean FAIL "$cd; first: ${bad:-$gnt}"
