@@ -15,6 +15,7 @@
 #   make bench-qspl         qspinlock-pv overcommit benchmark in the lab
 #   make bench-arm64        64 KB-page guest: grant memory and throughput,
 #                           stock blkfront vs ours (the arm64 lab)
+#   make bench-net          xen-netfront-pgnt vs stock xen-netfront, iperf3
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
 #                           source the .deb and .rpm packages build from)
 #   make packages           the .deb and both .rpm packages from that tarball
@@ -44,12 +45,12 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
 
 .PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
-	lab lab-arm64 lab-images check bench bench-qspl bench-arm64 help dist packages install-src
+	lab lab-arm64 lab-images check bench bench-qspl bench-arm64 bench-net help dist packages install-src
 
 all: modules
 
 help:
-	@sed -n "3,22p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,23p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
@@ -130,3 +131,6 @@ bench-qspl: deps
 
 bench-arm64: deps
 	scripts/bench/run.sh arm64
+
+bench-net: deps
+	scripts/bench/run.sh net

@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""report.py [--baseline LABEL] SAMPLES.jsonl...: print the comparison tables.
+"""report.py [--baseline LABEL] [--margin M [--raw]] SAMPLES.jsonl...: print the comparison tables.
 
 Reads benchmark samples (JSON lines, see xpsstats.py) and prints one
 ministat-style table per (bench, metric): n, min, median, mean, stdev,
 max, the difference from the baseline in percent with its 95 % interval,
 and whether that difference is significant (Student's t).
+
+With --margin M (bench-net: 0.90) it then prints, per (bench, metric),
+the paired ratio variant/baseline (samples paired by their "run") with
+its 95 % interval and a verdict: "not slower" when the interval's lower
+bound is at least M, "slower" when its upper bound is below M,
+"inconclusive" otherwise; --raw adds every pair's values and ratio.
 """
 
 import argparse
@@ -19,6 +25,10 @@ import xpsstats  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", help="variant label to compare against (default: first seen)")
+    ap.add_argument("--margin", type=float,
+                    help="non-inferiority margin for the paired ratio (e.g. 0.90)")
+    ap.add_argument("--raw", action="store_true",
+                    help="with --margin: print every pair's values and ratio")
     ap.add_argument("files", nargs="+", help="JSON-lines sample files ('-' for stdin)")
     args = ap.parse_args()
     lines = []
@@ -34,6 +44,9 @@ def main():
         print("report.py: no samples", file=sys.stderr)
         return 1
     print(xpsstats.report(samples, args.baseline))
+    if args.margin is not None:
+        print()
+        print(xpsstats.noninferiority_report(samples, args.margin, args.baseline, args.raw))
     return 0
 
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [blk|qspl|arm64]: `make bench` (blk), `make bench-qspl` and
-# `make bench-arm64`. Boots the lab with the benchmark scenario,
+# run.sh [blk|qspl|arm64|net]: `make bench` (blk), `make bench-qspl`,
+# `make bench-arm64` and `make bench-net`. Boots the lab with the benchmark scenario,
 # collects the samples it emits into build/bench/<name>-<time>/samples.jsonl
 # and prints the comparison tables (report.py). Never part of make check.
 #
@@ -25,6 +25,16 @@
 #   BENCH_VARIANTS  as above (default: both drivers, feature_persistent=1)
 #   BENCH_REPS      pairs of runs                   (default 5)
 #   BENCH_BS        xps-verify block sizes          (default 1m)
+# net (tests/lab/scenarios/bench-net.sh): xen-netfront-pgnt against the
+# stock xen-netfront, iperf3 to dom0; the report adds, per workload, the
+# paired ratio ours/stock with its 95 % interval and a non-inferiority
+# verdict at BENCH_MARGIN:
+#   BENCH_VARIANTS  two, the first the baseline     (default xen-netfront,
+#                   xen-netfront-pgnt; DRIVER[:PARAM=V[+PARAM=V]])
+#   BENCH_NWORKLOADS tcp-tx,tcp-rx,udp64-tx         (default all)
+#   BENCH_REPS      pairs of runs, ABBA order       (default 5)
+#   BENCH_RUNTIME   seconds per run                 (default 5)
+#   BENCH_MARGIN    non-inferiority margin          (default 0.90)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,9 +43,10 @@ case "$bench" in
 blk) scenario="bench-blk" ;;
 qspl) scenario="bench-qspl" ;;
 arm64) scenario="bench-a64" ;;
-*) echo "usage: $0 [blk|qspl|arm64]" >&2; exit 2 ;;
+net) scenario="bench-net" ;;
+*) echo "usage: $0 [blk|qspl|arm64|net]" >&2; exit 2 ;;
 esac
-for k in VARIANTS WORKLOADS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS; do
+for k in VARIANTS WORKLOADS NWORKLOADS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done
@@ -57,5 +68,7 @@ echo
 echo "samples: $out/samples.jsonl ($(wc -l <"$out/samples.jsonl") lines)"
 echo "kernel $("$root/tests/lab/lab" --arch $arch kver | xargs), Xen under QEMU TCG: compare variants within this run only"
 echo
-python3 "$root/scripts/bench/report.py" "$out/samples.jsonl" | tee "$out/report.txt"
+ropts=()
+[ "$bench" != net ] || ropts=(--margin "${BENCH_MARGIN:-0.90}" --raw)
+python3 "$root/scripts/bench/report.py" "${ropts[@]}" "$out/samples.jsonl" | tee "$out/report.txt"
 exit $rc

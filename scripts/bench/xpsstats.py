@@ -12,6 +12,12 @@ the first variant seen (or the one named) as the baseline, and for every
 other variant prints n, min, median, mean, stdev, max, the difference of
 the means in percent and whether it is significant at 95 % confidence
 (Student's t with pooled variance, as ministat computes it).
+
+For a claim of non-inferiority (bench-net), samples measured together
+carry the same "run" (a pair): paired_ratio() takes the ratio of each
+pair, ours over the baseline, and gives their geometric mean with a
+confidence interval (Student's t on the log ratios), and
+noninferiority() reads that interval against a margin.
 """
 
 import json
@@ -255,6 +261,121 @@ def pivot(samples, metric, baseline=None):
         out.append(fmt % tuple(cols))
         out.extend(fmt % tuple(r) for r in rows)
         out.append("")
+    return "\n".join(out).rstrip()
+
+
+def paired_ratio(base, other, higher_is_better=True, confidence=CONFIDENCE):
+    """Paired ratio of other to base: base[i] and other[i] were measured
+    together (one pair).  Each pair's ratio is other/base (base/other when
+    lower is better, so a ratio above 1 always means other is better);
+    the result is their geometric mean with its confidence interval,
+    Student's t on the log ratios (n - 1 degrees of freedom).  Pairs with
+    a value <= 0 cannot give a ratio and are dropped (counted).  With
+    fewer than two pairs lo and hi are None."""
+    if len(base) != len(other):
+        raise ValueError("paired samples differ in length: %d, %d" % (len(base), len(other)))
+    ratios, dropped = [], 0
+    for b, o in zip(base, other):
+        b, o = float(b), float(o)
+        if b <= 0 or o <= 0:
+            dropped += 1
+            continue
+        ratios.append(o / b if higher_is_better in (True, None) else b / o)
+    res = {"n": len(ratios), "dropped": dropped, "ratios": ratios,
+           "ratio": None, "lo": None, "hi": None}
+    if not ratios:
+        return res
+    logs = [math.log(r) for r in ratios]
+    st = summary(logs)
+    res["ratio"] = math.exp(st["mean"])
+    if st["n"] >= 2:
+        err = t_critical(st["n"] - 1, confidence) * st["stdev"] / math.sqrt(st["n"])
+        res["lo"], res["hi"] = math.exp(st["mean"] - err), math.exp(st["mean"] + err)
+    return res
+
+
+def noninferiority(lo, hi, margin):
+    """Verdict on a ratio interval (above 1 = better) against a margin:
+    "not slower" when its lower bound is at least the margin, "slower"
+    when its upper bound is below it, "inconclusive" otherwise or
+    without an interval."""
+    if lo is None or hi is None:
+        return "inconclusive"
+    if lo >= margin:
+        return "not slower"
+    if hi < margin:
+        return "slower"
+    return "inconclusive"
+
+
+def pairs(values_by_run_base, values_by_run_other):
+    """Two {run: [values]} maps to two equal lists, one entry (the mean of
+    the run's values) per run both have, in run order."""
+    runs = sorted(set(values_by_run_base) & set(values_by_run_other),
+                  key=lambda r: (str(type(r)), r))
+    mean = lambda v: sum(v) / len(v)  # noqa: E731
+    return ([mean(values_by_run_base[r]) for r in runs],
+            [mean(values_by_run_other[r]) for r in runs], runs)
+
+
+def noninferiority_report(samples, margin, baseline=None, raw=False,
+                          confidence=CONFIDENCE):
+    """Per (bench, metric), every variant against the baseline (the first
+    seen or the one named), paired by run: the ratio, its interval and
+    the verdict at margin; with raw, each pair's values and ratio."""
+    byrun = OrderedDict()
+    meta = {}
+    for s in samples:
+        key = (s["bench"], s["metric"])
+        byrun.setdefault(key, OrderedDict()).setdefault(variant_label(s), {}).setdefault(
+            s.get("run"), []).append(float(s["value"]))
+        meta.setdefault(key, {"unit": s.get("unit", ""),
+                              "higher_is_better": s.get("higher_is_better")})
+    rows, raws = [], []
+    for key, variants in byrun.items():
+        labels = list(variants)
+        base = baseline if baseline in variants else labels[0]
+        hib = meta[key]["higher_is_better"]
+        for lab in [x for x in labels if x != base]:
+            b, o, runs = pairs(variants[base], variants[lab])
+            r = paired_ratio(b, o, hib, confidence)
+            verdict = noninferiority(r["lo"], r["hi"], margin)
+            why = {"not slower": "lower bound %.2f >= %.2f" % (r["lo"] or 0, margin),
+                   "slower": "upper bound %.2f < %.2f" % (r["hi"] or 0, margin),
+                   "inconclusive": ("interval spans %.2f" % margin if r["lo"] is not None
+                                    else "fewer than 2 pairs")}[verdict]
+            unit = meta[key]["unit"]
+            rows.append(("%s %s%s" % (key[0], key[1], " [%s]" % unit if unit else ""),
+                         lab, str(r["n"]),
+                         "-" if r["ratio"] is None else "%.3f" % r["ratio"],
+                         "-" if r["lo"] is None else "[%.3f, %.3f]" % (r["lo"], r["hi"]),
+                         "%s (%s)" % (verdict, why)))
+            if raw:
+                cols = ("pair", base, lab, "ratio")
+                rr = []
+                for run, bv, ov in zip(runs, b, o):
+                    ok = bv > 0 and ov > 0
+                    ratio = (ov / bv if hib in (True, None) else bv / ov) if ok else None
+                    rr.append((str(run), _fmt(bv), _fmt(ov), "-" if ratio is None else "%.3f" % ratio))
+                w = [max(len(x[i]) for x in rr + [cols]) for i in range(4)]
+                fmt = "  ".join("%%-%ds" % w[i] if i == 0 else "%%%ds" % w[i] for i in range(4))
+                raws.append("%s %s%s, raw samples by pair" % (
+                    key[0], key[1], " [%s]" % unit if unit else ""))
+                raws.append(fmt % cols)
+                raws.extend(fmt % x for x in rr)
+                raws.append("")
+    if not rows:
+        return ""
+    cols = ("workload", "variant", "pairs", "ratio", "%d%% CI" % round(100 * confidence), "verdict")
+    w = [max(len(x[i]) for x in rows + [cols]) for i in range(len(cols))]
+    fmt = "  ".join("%%-%ds" % w[i] if i in (0, 1, 5) else "%%%ds" % w[i]
+                    for i in range(len(cols)))
+    head = ["Non-inferiority, margin %.2f: paired ratio variant/baseline per pair (run)," % margin,
+            "baseline/variant where lower is better, so > 1 is better; geometric mean,",
+            "%d %% interval from Student's t on the log ratios" % round(100 * confidence)]
+    out = head + [(fmt % cols).rstrip()] + [(fmt % x).rstrip() for x in rows]
+    if raws:
+        out += [""] + raws
     return "\n".join(out).rstrip()
 
 

@@ -97,6 +97,55 @@ class Stats(unittest.TestCase):
         self.assertIn("% change of the mean over native",
                       xpsstats.report(xpsstats.load(lines)))
 
+    def test_paired_ratio_interval(self):
+        # ratios 0.98, 1.0182, 1.0111, 0.9524: logs mean -0.009981,
+        # stdev 0.031068, t(3) = 3.182: exp(mean +/- t * s / 2)
+        r = xpsstats.paired_ratio([100, 110, 90, 105], [98, 112, 91, 100])
+        self.assertEqual(r["n"], 4)
+        self.assertAlmostEqual(r["ratio"], 0.99007, places=4)
+        self.assertAlmostEqual(r["lo"], 0.94279, places=4)
+        self.assertAlmostEqual(r["hi"], 1.03972, places=4)
+        # lower is better: base/other, the same interval inverted
+        q = xpsstats.paired_ratio([98, 112, 91, 100], [100, 110, 90, 105], False)
+        self.assertAlmostEqual(q["ratio"], r["ratio"])
+        self.assertAlmostEqual(q["lo"], r["lo"])
+        # a constant ratio has no spread; one pair has no interval
+        c = xpsstats.paired_ratio([10, 20, 40], [11, 22, 44])
+        self.assertAlmostEqual(c["lo"], 1.1)
+        self.assertAlmostEqual(c["hi"], 1.1)
+        self.assertIsNone(xpsstats.paired_ratio([10], [11])["lo"])
+        self.assertEqual(xpsstats.paired_ratio([10, 0, 5], [11, 3, 5])["dropped"], 1)
+        with self.assertRaises(ValueError):
+            xpsstats.paired_ratio([1, 2], [1])
+
+    def test_noninferiority_verdicts(self):
+        self.assertEqual(xpsstats.noninferiority(0.90, 1.2, 0.90), "not slower")
+        self.assertEqual(xpsstats.noninferiority(0.85, 1.05, 0.90), "inconclusive")
+        self.assertEqual(xpsstats.noninferiority(0.70, 0.89, 0.90), "slower")
+        self.assertEqual(xpsstats.noninferiority(None, None, 0.90), "inconclusive")
+
+    def test_noninferiority_report_pairs_by_run(self):
+        lines = []
+        # ours runs 1 %, 2 %, 3 % faster than stock in pairs 1-3; the
+        # drift between pairs is large, the pairing removes it
+        for run, stock, ours in ((1, 100, 101), (2, 200, 204), (3, 50, 51.5)):
+            for var, val in (("stock", stock), ("ours", ours)):
+                lines.append(json.dumps({"bench": "tcp-tx", "metric": "throughput",
+                                         "unit": "Mbit/s", "variant": var, "params": {},
+                                         "run": run, "value": val,
+                                         "higher_is_better": True}))
+        # a run only one side has is left out of the pairs
+        lines.append(json.dumps({"bench": "tcp-tx", "metric": "throughput", "variant": "stock",
+                                 "run": 4, "value": 10, "higher_is_better": True}))
+        out = xpsstats.noninferiority_report(xpsstats.load(lines), 0.90, raw=True)
+        row = [x for x in out.splitlines() if x.startswith("tcp-tx throughput [Mbit/s]  ours")][0]
+        self.assertIn("  3  1.020", row)
+        self.assertIn("not slower (lower bound ", row)
+        self.assertIn(">= 0.90)", row)
+        self.assertEqual(out.splitlines()[-1].split(), ["3", "50", "51.5", "1.030"])
+        # unpaired, the same samples would not even be significant
+        self.assertFalse(xpsstats.compare([100, 200, 50], [101, 204, 51.5])["significant"])
+
 
 class Result(unittest.TextTestResult):
     def addSuccess(self, test):
