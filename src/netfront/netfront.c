@@ -169,7 +169,7 @@ static struct xgp_front_pool *xnf_make_pool(struct xnf_queue *q,
 	char name[XGP_NAME_LEN];
 	int err;
 
-	snprintf(name, sizeof(name), "%s-%s", q->name, dir);
+	snprintf(name, sizeof(name), "%.24s-%s", q->name, dir);
 	pool = xgp_front_pool_create(name, q->info->xbdev->otherend_id,
 				     XNF_TX_RING_SIZE, flags);
 	if (IS_ERR(pool))
@@ -840,10 +840,15 @@ static void xnf_remove(struct xenbus_device *dev)
 	 */
 	xenbus_rm(XBT_NIL, dev->nodename, "ctrl-ring-ref");
 	xenbus_rm(XBT_NIL, dev->nodename, "event-channel-ctrl");
-	unregister_netdev(info->netdev);
+	/*
+	 * Carrier off (in the teardown) while the interface is registered:
+	 * after unregister_netdev() it would queue a linkwatch event holding
+	 * a reference nobody waits for, run after free_netdev().
+	 */
 	rtnl_lock();
 	xnf_teardown(info);
 	rtnl_unlock();
+	unregister_netdev(info->netdev);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(info->qstats);
 	free_netdev(info->netdev);
