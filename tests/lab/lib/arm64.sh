@@ -23,7 +23,7 @@
 A64_DOM0_PKGS="xen-utils-4.17 xen-utils-common xenstore-utils libxenmisc4.17 libxenstore4 libxencall1 libxenevtchn1 libxenforeignmemory1 libxengnttab1 libxentoollog1 libxentoolcore1 libxendevicemodel1 libxenhypfs1 libyajl2 libc6 libgcc-s1 libncurses6 libtinfo6 libuuid1 libfdt1 libzstd1 liblzma5 libbz2-1.0 zlib1g busybox-static kmod libssl3"
 A64_DOMU_PROGS="/bin/kmod /usr/bin/xenstore"
 A64_XEN_PKG=xen-hypervisor-4.17-arm64
-A64_DOM0_MODS="xen-evtchn xenfs xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop"
+A64_DOM0_MODS="xen-evtchn xenfs xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop xen-netback bridge"
 A64_DOMU_MODS="xen-blkfront ext4"
 # where the kernel has them as modules (ext4 asks for crc32c at mount;
 # the 64 KB kernel has it built in)
