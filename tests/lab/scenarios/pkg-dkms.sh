@@ -15,11 +15,15 @@
 #                 does (modprobe of each device's modalias): the vbd
 #                 devices get xen-blkfront-64k from updates/dkms, the stock
 #                 xen-blkfront stays out; the vif gets the stock
-#                 xen-netfront (the suite's net pair is not packaged yet)
+#                 xen-netfront: xen-netfront-pgnt is installed but the
+#                 package's modprobe.d file keeps it from alias loading
 #   fio-verify    fio randwrite + crc32c verify on xvda
 #   iperf3        iperf3 to dom0 over the vif
+#   switch-net    the README's way to try xen-netfront-pgnt: unbind vif-0
+#                 from the stock driver, modprobe ours (blacklisted only
+#                 for alias loading): it binds and dom0 answers
 
-pkg_dkms_steps="cpu-selfcheck dom0-modules modprobe-conf alias-load fio-verify iperf3"
+pkg_dkms_steps="cpu-selfcheck dom0-modules modprobe-conf alias-load fio-verify iperf3 switch-net"
 pkg_dkms_budget=600
 pkg_dkms_domus="pk"
 
@@ -58,11 +62,14 @@ pkg_dkms_domU() {
 	bd=$(basename "$(readlink /sys/bus/xen/devices/vbd-51712/driver 2>/dev/null)")
 	nd=$(basename "$(readlink /sys/bus/xen/devices/vif-0/driver 2>/dev/null)")
 	f=$(modinfo -n xen-blkfront-64k 2>/dev/null)
+	# xen-netfront-pgnt is installed but blacklisted: the vif stays stock
 	if [ "$bd" = vbd-64k ] && ! grep -q '^xen_blkfront ' /proc/modules &&
+	   [ "$nd" = vif ] && ! grep -q '^xen_netfront_pgnt ' /proc/modules &&
+	   [ -n "$(modinfo -n xen-netfront-pgnt 2>/dev/null)" ] &&
 	   case "$f" in */updates/dkms/xen-blkfront-64k.ko) true ;; *) false ;; esac; then
 		pass pkg-dkms/alias-load "vbd-51712 -> $bd ($f, version $(modinfo -F version xen-blkfront-64k)); vif-0 -> ${nd:-none} (stock); loaded: $(awk '{ print $1 }' /proc/modules | grep -E 'xen|qspl' | xargs)"
 	else
-		fail pkg-dkms/alias-load "vbd-51712 -> ${bd:-none}, xen_blkfront loaded: $(grep -c '^xen_blkfront ' /proc/modules), modinfo -n: ${f:-none}"
+		fail pkg-dkms/alias-load "vbd-51712 -> ${bd:-none}, xen_blkfront loaded: $(grep -c '^xen_blkfront ' /proc/modules), modinfo -n: ${f:-none}; vif-0 -> ${nd:-none} (want the stock vif), xen_netfront_pgnt loaded: $(grep -c '^xen_netfront_pgnt ' /proc/modules), installed: $(modinfo -n xen-netfront-pgnt 2>/dev/null || echo no)"
 	fi
 	if [ -b /dev/xvda ] && fio --name=pk --filename=/dev/xvda --ioengine=libaio --direct=1 --iodepth=8 \
 		--rw=randwrite --bssplit=4k/50:64k/30:512k/20 --size=32M --verify=crc32c --do_verify=1 \
@@ -79,5 +86,16 @@ pkg_dkms_domU() {
 		pass pkg-dkms/iperf3 "$(awk '/receiver/ { print $(NF-2) $(NF-1) }' /tmp/iperf3-pk.log | tail -n 1) over ${nd:-?}"
 	else
 		fail pkg-dkms/iperf3 "$(tail -n 2 /tmp/iperf3-pk.log 2>/dev/null | tr '\n' ' ')"
+	fi
+	# the README's way to try ours on a vif the stock driver holds
+	echo vif-0 >/sys/bus/xen/drivers/vif/unbind 2>/dev/null
+	modprobe xen-netfront-pgnt
+	if wait_for 30 test -e /sys/class/net/eth0 &&
+	   [ "$(basename "$(readlink /sys/bus/xen/devices/vif-0/driver 2>/dev/null)")" = vif-pgnt ] &&
+	   ip addr add "$IP/24" dev eth0 && ip link set eth0 up &&
+	   wait_for 30 ping -c 1 -W 1 10.0.0.1 >/dev/null 2>&1; then
+		pass pkg-dkms/switch-net "unbind from vif, modprobe xen-netfront-pgnt ($(modinfo -n xen-netfront-pgnt)): vif-0 -> vif-pgnt, dom0 answers"
+	else
+		fail pkg-dkms/switch-net "vif-0 -> $(basename "$(readlink /sys/bus/xen/devices/vif-0/driver 2>/dev/null)"), eth0: $(test -e /sys/class/net/eth0 && echo yes || echo no); $(dmesg | grep -i 'vif' | tail -n 2 | tr '\n' ' ')"
 	fi
 }
