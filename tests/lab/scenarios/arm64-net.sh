@@ -221,8 +221,28 @@ an_ping() {
 	_pa=$(sed -n 's|^round-trip min/avg/max = [0-9.]*/\([0-9.]*\)/.*|\1|p' /tmp/an-ping.log)
 	# shellcheck disable=SC2086 # word splitting intended: the fields
 	set -- $_pt
-	echo "${1:-?}/${2:-?} answered, avg ${_pa:-?} ms"
-	[ -n "${1:-}" ] && [ "$1" -gt 0 ] && [ "$1" = "${2:-}" ]
+	_pl="${1:-?}/${2:-?} answered, avg ${_pa:-?} ms"
+	if [ -n "${1:-}" ] && [ "$1" -gt 0 ] && [ "$1" = "${2:-}" ]; then
+		echo "$_pl"
+		return 0
+	fi
+	echo "$_pl$(an_pingdiag)"
+	return 1
+}
+
+# an_pingdiag: where the lost pings went, for the failure line: the ICMP
+# and IP counters, the interface's, each queue's interrupt count, and the
+# driver's nonzero error counters
+an_pingdiag() {
+	_pi=$(an_if)
+	printf ' [ping: %s; Icmp OutEchos %s InEchoReps %s InErrors %s InCsumErrors %s; Ip InDiscards %s InHdrErrors %s; %s rx %s dropped %s; irqs: %s; %s]' \
+		"$(grep -v '^$' /tmp/an-ping.log | tail -n 2 | tr '\n' ' ')" \
+		"$(an_snmp OutEchos Icmp)" "$(an_snmp InEchoReps Icmp)" "$(an_snmp InErrors Icmp)" \
+		"$(an_snmp InCsumErrors Icmp)" "$(an_snmp InDiscards)" "$(an_snmp InHdrErrors)" "$_pi" \
+		"$(cat "/sys/class/net/$_pi/statistics/rx_packets" 2>/dev/null)" \
+		"$(cat "/sys/class/net/$_pi/statistics/rx_dropped" 2>/dev/null)" \
+		"$(awk '/vif-/ { n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; printf "%s%s=%d", s, $NF, n; s = " " }' /proc/interrupts)" \
+		"$(ethtool -S "$_pi" 2>/dev/null | awk '$2 != 0 && /err|drop|bad|nomem|busy|too_big/ { printf "%s%s", s, $0; s = "," }')"
 }
 
 # an_send PORT MB: MB MB of fresh random data to dom0's sink on PORT
