@@ -26,6 +26,11 @@ module_param_named(max_queues, xnf_max_queues, uint, 0644);
 MODULE_PARM_DESC(max_queues,
 		 "Most queues (tx/rx ring pairs) per interface (default 4; also capped by online CPUs and the backend's multi-queue-max-queues; 0 = 1). Applies at the next connect (probe, or a restore).");
 
+static bool xnf_split_evtchn = true;
+module_param_named(split_event_channels, xnf_split_evtchn, bool, 0644);
+MODULE_PARM_DESC(split_event_channels,
+		 "Give each queue a tx and an rx event channel when the backend offers feature-split-event-channels, as the stock driver does (default 1 = on; 0 = one channel per queue). Applies at the next connect.");
+
 /* ---- what the backend says ---- */
 
 /*
@@ -58,7 +63,9 @@ static int xnf_read_backend(struct xnf_info *info)
 	      xnf_read_feature(info, "feature-gso-tcpv6", &info->be_gso6) ?:
 	      xnf_read_feature(info, "feature-ipv6-csum-offload",
 			       &info->be_csum6) ?:
-	      xnf_read_feature(info, "feature-ctrl-ring", &info->be_ctrl);
+	      xnf_read_feature(info, "feature-ctrl-ring", &info->be_ctrl) ?:
+	      xnf_read_feature(info, "feature-split-event-channels",
+			       &info->be_split);
 	if (err)
 		return err;
 	if (!rx_copy) {
@@ -128,6 +135,33 @@ static void xnf_release_ring(struct xnf_info *info, void **va,
 	*va = NULL;
 }
 
+/* An event channel of @q and its irq, as far as they got set up. */
+static int xnf_bind(struct xnf_queue *q, evtchn_port_t *port,
+		    unsigned int *irq, irq_handler_t handler, const char *name)
+{
+	int err;
+
+	err = xenbus_alloc_evtchn(q->info->xbdev, port);
+	if (err)
+		return err;
+	err = bind_evtchn_to_irqhandler_lateeoi(*port, handler, 0, name, q);
+	if (err <= 0)
+		return err ? err : -EINVAL;
+	*irq = err;
+	return 0;
+}
+
+static void xnf_unbind(struct xnf_queue *q, unsigned int *irq,
+		       evtchn_port_t *port)
+{
+	if (*irq)
+		unbind_from_irqhandler(*irq, q);	/* closes the port */
+	else if (*port)
+		xenbus_free_evtchn(q->info->xbdev, *port);
+	*irq = 0;
+	*port = 0;
+}
+
 /* Free what one queue holds; its NAPI is disabled (or never enabled). */
 static void xnf_free_queue(struct xnf_queue *q)
 {
@@ -136,14 +170,8 @@ static void xnf_free_queue(struct xnf_queue *q)
 
 	if (!info)	/* never set up: an earlier queue failed */
 		return;
-	if (q->irq) {
-		unbind_from_irqhandler(q->irq, q);
-		q->irq = 0;
-		q->evtchn = 0;
-	} else if (q->evtchn) {
-		xenbus_free_evtchn(info->xbdev, q->evtchn);
-		q->evtchn = 0;
-	}
+	xnf_unbind(q, &q->irq, &q->evtchn);
+	xnf_unbind(q, &q->tx_irq, &q->tx_evtchn);
 	netif_napi_del(&q->napi);
 	if (q->rx_pool && q->rx_slot[0])
 		xgp_front_put_bulk(q->rx_pool, q->rx_slot, XNF_RX_RING_SIZE);
@@ -224,14 +252,18 @@ static int xnf_setup_queue(struct xnf_queue *q)
 	SHARED_RING_INIT(rxs);
 	FRONT_RING_INIT(&q->rx, rxs, XEN_PAGE_SIZE);
 
-	err = xenbus_alloc_evtchn(dev, &q->evtchn);
+	if (q->info->split) {
+		snprintf(q->tx_name, sizeof(q->tx_name), "%s-tx", q->name);
+		snprintf(q->rx_name, sizeof(q->rx_name), "%s-rx", q->name);
+		err = xnf_bind(q, &q->tx_evtchn, &q->tx_irq, xnf_tx_interrupt,
+			       q->tx_name) ?:
+		      xnf_bind(q, &q->evtchn, &q->irq, xnf_rx_interrupt,
+			       q->rx_name);
+	} else {
+		err = xnf_bind(q, &q->evtchn, &q->irq, xnf_interrupt, q->name);
+	}
 	if (err)
 		return err;
-	err = bind_evtchn_to_irqhandler_lateeoi(q->evtchn, xnf_interrupt, 0,
-						q->name, q);
-	if (err <= 0)
-		return err ? err : -EINVAL;
-	q->irq = err;
 	xnf_rx_post_all(q);
 	return 0;
 }
@@ -266,9 +298,15 @@ static void xnf_teardown(struct xnf_info *info)
 static int xnf_write_queue(struct xenbus_transaction xbt, const char *dir,
 			   struct xnf_queue *q)
 {
-	return xenbus_printf(xbt, dir, "tx-ring-ref", "%u", q->tx_ring_ref) ?:
-	       xenbus_printf(xbt, dir, "rx-ring-ref", "%u", q->rx_ring_ref) ?:
-	       xenbus_printf(xbt, dir, "event-channel", "%u", q->evtchn);
+	int err;
+
+	err = xenbus_printf(xbt, dir, "tx-ring-ref", "%u", q->tx_ring_ref) ?:
+	      xenbus_printf(xbt, dir, "rx-ring-ref", "%u", q->rx_ring_ref);
+	if (err || !q->tx_evtchn)
+		return err ?: xenbus_printf(xbt, dir, "event-channel", "%u",
+					    q->evtchn);
+	return xenbus_printf(xbt, dir, "event-channel-tx", "%u", q->tx_evtchn) ?:
+	       xenbus_printf(xbt, dir, "event-channel-rx", "%u", q->evtchn);
 }
 
 /*
@@ -406,6 +444,7 @@ static int xnf_connect(struct xnf_info *info)
 		return -ENOMEM;
 	}
 	info->nr_queues = nr;
+	info->split = info->be_split && READ_ONCE(xnf_split_evtchn);
 	atomic_set(&info->broken, 0);
 	for (i = 0; i < nr; i++) {
 		struct xnf_queue *q = &info->queues[i];
@@ -443,9 +482,9 @@ static int xnf_connect(struct xnf_info *info)
 	netif_carrier_on(netdev);
 	rtnl_unlock();
 	xenbus_switch_state(dev, XenbusStateConnected);
-	dev_info(&dev->dev, "connected: %u queue(s), MTU max %u, sg %u, gso %u/%u, control ring %u\n",
+	dev_info(&dev->dev, "connected: %u queue(s), MTU max %u, sg %u, gso %u/%u, control ring %u, split event channels %u\n",
 		 nr, netdev->max_mtu, info->be_sg, info->be_gso4,
-		 info->be_gso6, info->ctrl.live);
+		 info->be_gso6, info->ctrl.live, info->split);
 	return 0;
 fail:
 	xnf_teardown(info);

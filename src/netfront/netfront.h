@@ -101,15 +101,25 @@ struct xnf_qstats {
 
 struct xnf_info;
 
+/* bits of xnf_queue.eoi_pending */
+#define XNF_EOI_IRQ	0	/* xnf_queue.irq */
+#define XNF_EOI_TX_IRQ	1	/* xnf_queue.tx_irq */
+
 /**
  * struct xnf_queue - one tx/rx ring pair, its event channel and NAPI
  * @info: the device
  * @index: queue number
  * @name: "vif-<devid>-q<index>", also the grant pools' names (-tx, -rx)
  * @napi: polls both rings
- * @irq: the event channel's irq (late EOI), 0 when not bound
- * @evtchn: event channel shared by both rings
- * @eoi_pending: an event awaits its EOI at the end of the poll
+ * @irq: the irq (late EOI) of @evtchn, 0 when not bound
+ * @evtchn: event channel of both rings, or of the rx ring alone when the
+ *	channels are split
+ * @tx_irq: the irq (late EOI) of @tx_evtchn, 0 when not bound
+ * @tx_evtchn: the tx ring's own event channel (split channels), else 0
+ * @eoi_pending: XNF_EOI_* bits: the irqs whose event awaits its EOI at
+ *	the end of the poll
+ * @tx_name: irq name of @tx_irq, "<name>-tx"
+ * @rx_name: irq name of @irq with split channels, "<name>-rx"
  * @tx_lock: serialises the tx ring, its ids and the slot accounting
  * @tx: tx front ring
  * @tx_ring_ref: its grant
@@ -128,7 +138,11 @@ struct xnf_queue {
 	struct napi_struct napi;
 	unsigned int irq;
 	evtchn_port_t evtchn;
-	atomic_t eoi_pending;
+	unsigned int tx_irq;
+	evtchn_port_t tx_evtchn;
+	unsigned long eoi_pending;
+	char tx_name[XGP_NAME_LEN + 3];
+	char rx_name[XGP_NAME_LEN + 3];
 
 	spinlock_t tx_lock;	/* tx ring, tx_ids, tx slot accounting */
 	struct xen_netif_tx_front_ring tx;
@@ -196,6 +210,8 @@ struct xnf_ctrl {
  * @be_csum6: backend feature-ipv6-csum-offload
  * @be_max_queues: backend multi-queue-max-queues (1 when absent)
  * @be_ctrl: backend feature-ctrl-ring
+ * @be_split: backend feature-split-event-channels
+ * @split: this connection's queues have a tx and an rx event channel each
  * @ctrl: the control ring
  * @ctrl_work: runs the mapping negotiation once the backend is Connected
  * @protocol_errors: backend protocol violations seen
@@ -215,6 +231,8 @@ struct xnf_info {
 	bool be_csum6;
 	unsigned int be_max_queues;
 	bool be_ctrl;
+	bool be_split;
+	bool split;
 	struct xnf_ctrl ctrl;
 	struct work_struct ctrl_work;
 	atomic64_t protocol_errors;
@@ -226,6 +244,8 @@ struct xnf_info {
 netdev_tx_t xnf_start_xmit(struct sk_buff *skb, struct net_device *dev);
 int xnf_poll(struct napi_struct *napi, int budget);
 irqreturn_t xnf_interrupt(int irq, void *dev_id);
+irqreturn_t xnf_tx_interrupt(int irq, void *dev_id);
+irqreturn_t xnf_rx_interrupt(int irq, void *dev_id);
 void xnf_rx_post_all(struct xnf_queue *q);
 void xnf_tx_release_all(struct xnf_queue *q);
 void xnf_broken(struct xnf_info *info, const char *fmt, ...) __printf(2, 3);

@@ -227,7 +227,7 @@ netdev_tx_t xnf_start_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&q->tx, notify);
 	if (notify)
-		notify_remote_via_irq(q->irq);
+		notify_remote_via_irq(q->tx_irq ?: q->irq);
 
 	u64_stats_update_begin(&q->stats->tx_syncp);
 	q->stats->tx_packets++;
@@ -646,24 +646,58 @@ int xnf_poll(struct napi_struct *napi, int budget)
 		/* stay scheduled: responses arrived during this poll */
 		return budget;
 	}
-	if (napi_complete_done(napi, done) && atomic_xchg(&q->eoi_pending, 0))
-		xen_irq_lateeoi(q->irq, 0);
+	if (napi_complete_done(napi, done)) {
+		if (test_and_clear_bit(XNF_EOI_IRQ, &q->eoi_pending))
+			xen_irq_lateeoi(q->irq, 0);
+		if (test_and_clear_bit(XNF_EOI_TX_IRQ, &q->eoi_pending))
+			xen_irq_lateeoi(q->tx_irq, 0);
+	}
 	return done;
 }
 
+/*
+ * An event with responses to handle leaves its EOI to the end of the
+ * poll; one with nothing to do counts against the backend (spurious).
+ * A dead device EOIs nothing, so the backend's events stay masked.
+ */
+static irqreturn_t xnf_event(struct xnf_queue *q, int irq, unsigned int bit,
+			     bool work)
+{
+	if (xnf_is_broken(q->info))
+		return IRQ_HANDLED;
+	if (work) {
+		set_bit(bit, &q->eoi_pending);
+		napi_schedule(&q->napi);
+	} else {
+		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
+	}
+	return IRQ_HANDLED;
+}
+
+/* One event channel for both rings. */
 irqreturn_t xnf_interrupt(int irq, void *dev_id)
 {
 	struct xnf_queue *q = dev_id;
 
-	if (!xnf_is_broken(q->info) &&
-	    (RING_HAS_UNCONSUMED_RESPONSES(&q->rx) ||
-	     RING_HAS_UNCONSUMED_RESPONSES(&q->tx))) {
-		atomic_set(&q->eoi_pending, 1);
-		napi_schedule(&q->napi);
-		return IRQ_HANDLED;
-	}
-	/* nothing to do: an event with no work counts against the backend */
-	if (!xnf_is_broken(q->info))
-		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
-	return IRQ_HANDLED;
+	return xnf_event(q, irq, XNF_EOI_IRQ,
+			 RING_HAS_UNCONSUMED_RESPONSES(&q->rx) ||
+			 RING_HAS_UNCONSUMED_RESPONSES(&q->tx));
+}
+
+/* Split channels (feature-split-event-channels): the tx ring's. */
+irqreturn_t xnf_tx_interrupt(int irq, void *dev_id)
+{
+	struct xnf_queue *q = dev_id;
+
+	return xnf_event(q, irq, XNF_EOI_TX_IRQ,
+			 RING_HAS_UNCONSUMED_RESPONSES(&q->tx));
+}
+
+/* Split channels: the rx ring's (xnf_queue.irq). */
+irqreturn_t xnf_rx_interrupt(int irq, void *dev_id)
+{
+	struct xnf_queue *q = dev_id;
+
+	return xnf_event(q, irq, XNF_EOI_IRQ,
+			 RING_HAS_UNCONSUMED_RESPONSES(&q->rx));
 }

@@ -30,8 +30,12 @@
 #   queues        queues negotiated (multi-queue-num-queues in the vif's
 #                 frontend directory) = min(vCPUs, backend's
 #                 multi-queue-max-queues, the driver's max_queues), as many
-#                 tx queues in sysfs; per-queue interrupt counts after
-#                 4 parallel flows are reported
+#                 tx queues in sysfs; a tx and an rx event channel per
+#                 queue when the backend offers
+#                 feature-split-event-channels (the stock netback does),
+#                 else one (counted by irq name in /proc/interrupts);
+#                 per-queue interrupt counts after 4 parallel flows are
+#                 reported
 #   stats         ours: ethtool -S shows the bulk data copied through
 #                 the slots, no protocol error, one control request
 #                 answered without a mapping, 2 x 2 x 256 pool grants;
@@ -46,9 +50,11 @@
 #                 for it), 32 MB each way verified; MTU 1500 again after
 #   reload        iperf3 running, the vif unbound and the driver rmmod'ed
 #                 (xenbus holds a module reference per bound device, so
-#                 rmmod alone is refused), modprobe max_queues=1: the
-#                 interface comes back with one queue, 16 MB each way
-#                 verify; the later steps run on that one queue
+#                 rmmod alone is refused), modprobe max_queues=1 (ours:
+#                 and split_event_channels=0): the interface comes back
+#                 with one queue (ours: one event channel for both rings),
+#                 16 MB each way verify; the later steps run on that one
+#                 queue
 #   detach-attach iperf3 running, xl network-detach from dom0 (the
 #                 interface goes away), xl network-attach: the interface
 #                 comes back, bound to the driver, 16 MB each way verify
@@ -497,12 +503,24 @@ nf_queues() {
 	_qo=$(nf_iperf queues $NF_IPERF 3 -P 4) _qo2=$(nf_iperf queues-r $NF_IPERF 3 -P 4 -R)
 	# stock: vif0-q0-tx/-rx (split channels); ours: vif-0-q0 (one per queue)
 	_qirq=$(awk '$NF ~ /-q[0-9]+(-(tx|rx))?$/ { n = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i; printf "%s=%d ", $NF, n }' /proc/interrupts)
-	_qd="$_qn: multi-queue-num-queues=$_qnum (vCPUs $_qcpu, backend max $_qbmax, max_queues ${_qdmax:-?}); sysfs tx=$_qtx rx=$_qrx; irqs after -P 4 each way: ${_qirq:-none}; tx $_qo; rx $_qo2"
-	if [ "$_qnum" = "$_qwant" ] && [ "$_qtx" = "$_qnum" ] && [ "$_qwant" -ge 2 ]; then
+	# the backend offers split channels: each queue gets a tx and an rx
+	# one (stock netback does; so must both frontends take them)
+	_qsp=$(xenstore-read "$_qbe/feature-split-event-channels" 2>/dev/null) || _qsp=0
+	_qch=$(nf_evtchns "$_qirq")
+	if [ "$_qsp" = 1 ]; then _qchw="$_qnum $_qnum 0"; else _qchw="0 0 $_qnum"; fi
+	_qd="$_qn: multi-queue-num-queues=$_qnum (vCPUs $_qcpu, backend max $_qbmax, max_queues ${_qdmax:-?}); sysfs tx=$_qtx rx=$_qrx; backend feature-split-event-channels=$_qsp, event channels tx/rx/both $_qch; irqs after -P 4 each way: ${_qirq:-none}; tx $_qo; rx $_qo2"
+	if [ "$_qnum" = "$_qwant" ] && [ "$_qtx" = "$_qnum" ] && [ "$_qwant" -ge 2 ] && [ "$_qch" = "$_qchw" ]; then
 		nf_step queues PASS "$_qd"
 	else
-		nf_step queues FAIL "want $_qwant queue(s), at least 2: $_qd"
+		nf_step queues FAIL "want $_qwant queue(s), at least 2, event channels tx/rx/both $_qchw: $_qd"
 	fi
+}
+
+# nf_evtchns "NAME=COUNT ...": how many of the queues' irqs are tx, rx
+# and shared ones ("<tx> <rx> <both>")
+nf_evtchns() {
+	echo "$1" | tr ' ' '\n' | awk '/-q[0-9]+-tx=/ { t++; next } /-q[0-9]+-rx=/ { r++; next }
+		/-q[0-9]+=/ { b++ } END { print t + 0, r + 0, b + 0 }'
 }
 
 # nf_stats: step stats (ours: ethtool -S and -l after the bulk steps)
@@ -682,15 +700,21 @@ nf_main() {
 	else
 		tu=$(nf_dt "$t")
 		# back with one queue: the rest of the scenario runs on it
-		if nf_load max_queues=1 && nf_up; then
+		# ours: with one event channel per queue too, so the rest of the
+		# scenario runs the unsplit path
+		if [ "$NF_DRIVER" = stock ]; then rargs=max_queues=1 rchw='?'; else rargs="max_queues=1 split_event_channels=0" rchw="0 0 1"; fi
+		# shellcheck disable=SC2086 # word splitting intended: parameters
+		if nf_load $rargs && nf_up; then
 			tb=$(nf_dt "$t")
 			nf_bg_end reload 30
 			rq=$(($(ls -d /sys/class/net/"$(nf_if)"/queues/tx-* 2>/dev/null | wc -l)))
-			rd="$_how ${tu}s, modprobe max_queues=1: $(nf_vif) -> $(nf_mod "$(nf_vif)"), $(nf_if) back with $rq tx queue(s) and dom0 answers ${tb}s after the rmmod; $_bgo"
-			if [ "$(nf_mod "$(nf_vif)")" = "$NF_KMOD" ] && [ "$rq" = 1 ]; then
+			rch=$(nf_evtchns "$(awk '$NF ~ /-q[0-9]+(-(tx|rx))?$/ { printf "%s=1 ", $NF }' /proc/interrupts)")
+			[ "$rchw" != '?' ] || rchw=$rch
+			rd="$_how ${tu}s, modprobe $rargs: $(nf_vif) -> $(nf_mod "$(nf_vif)"), $(nf_if) back with $rq tx queue(s), event channels tx/rx/both $rch, and dom0 answers ${tb}s after the rmmod; $_bgo"
+			if [ "$(nf_mod "$(nf_vif)")" = "$NF_KMOD" ] && [ "$rq" = 1 ] && [ "$rch" = "$rchw" ]; then
 				nf_both reload 16 "$rd"
 			else
-				nf_step reload FAIL "want module $NF_KMOD, 1 queue: $rd"
+				nf_step reload FAIL "want module $NF_KMOD, 1 queue, event channels tx/rx/both $rchw: $rd"
 			fi
 		else
 			nf_bg_end reload 1
