@@ -12,7 +12,7 @@
 # Bulk data as in netfront.sh: busybox nc -e with dd at both ends, to a
 # sink that answers "<sha256> <bytes>" of what it read, and from a source
 # that sends "<sha256> <bytes>" and then that many fresh random bytes
-# (an_helpers); dom0 serves them on 10.0.0.1, one port pair per page
+# (netfront.sh's nf_helpers); dom0 serves them on 10.0.0.1, one port pair per page
 # size (AN_PORT_<ps>: sink, +1: source).
 # dom0 (arm64: busybox, no bash, no udev): xen-netback and bridge loaded
 # here, and the vifs plugged into xenbr0 by a minimal hotplug script
@@ -68,55 +68,10 @@ an_guest() {
 }
 an_port() { eval "echo \$AN_PORT_$1"; }
 
-# an_helpers DIR: netfront.sh's nf_helpers (nc -e runs them with the
-# socket as stdin and stdout; a transfer starts with a line "<MB>")
-#   nf-sink    server: read MB MB, answer "<sha256> <bytes>"
-#   nf-source  server: answer "<sha256> <bytes>", then send MB MB
-#   nf-put     client: send /tmp/nf-tx (NF_XMB MB), the answer to
-#              /tmp/nf-tx.ans
-#   nf-get     client: the header to /tmp/nf-rx.hdr, the data to /tmp/nf-rx
-an_helpers() {
-	cat >"$1/nf-sink" <<'EOF'
-#!/bin/sh
-exec 2>>/tmp/nf-sink.log
-read -r mb || exit 1
-case "$mb" in ''|*[!0-9]*) exit 1 ;; esac
-f=$(mktemp /tmp/nf-in.XXXXXX) || exit 1
-dd of="$f" bs=1M count="$mb" iflag=fullblock 2>/dev/null
-echo "$(sha256sum <"$f" | cut -c1-64) $(($(wc -c <"$f")))"
-rm -f "$f"
-EOF
-	cat >"$1/nf-source" <<'EOF'
-#!/bin/sh
-exec 2>>/tmp/nf-source.log
-read -r mb || exit 1
-case "$mb" in ''|*[!0-9]*) exit 1 ;; esac
-f=$(mktemp /tmp/nf-out.XXXXXX) || exit 1
-dd if=/dev/urandom of="$f" bs=1M count="$mb" iflag=fullblock 2>/dev/null
-echo "$(sha256sum <"$f" | cut -c1-64) $(($(wc -c <"$f")))"
-dd if="$f" bs=1M 2>/dev/null
-rm -f "$f"
-EOF
-	cat >"$1/nf-put" <<'EOF'
-#!/bin/sh
-echo "$NF_XMB"
-dd if=/tmp/nf-tx bs=1M 2>/dev/null
-read -r sum n && echo "$sum $n" >/tmp/nf-tx.ans
-EOF
-	cat >"$1/nf-get" <<'EOF'
-#!/bin/sh
-echo "$NF_XMB"
-read -r sum n && echo "$sum $n" >/tmp/nf-rx.hdr
-dd of=/tmp/nf-rx bs=1M 2>/dev/null
-EOF
-	chmod 0755 "$1/nf-sink" "$1/nf-source" "$1/nf-put" "$1/nf-get"
-}
-
-# an_snmp KEY [PROTO]: the PROTO: (default Ip:) counter KEY of /proc/net/snmp
-an_snmp() {
-	awk -v k="$1" -v p="${2:-Ip}:" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) n[i] = $i; h = 1 }
-	                                else for (i = 2; i <= NF; i++) if (n[i] == k) print $i }' /proc/net/snmp
-}
+# The transfer helpers (nf_helpers, nf_send, nf_recv), nf_snmp, nf_dt
+# and nf_rate are netfront.sh's.  On the host (the judge reads only the
+# variables above) there is no /xps.
+[ -f /xps/scenarios/netfront.sh ] && . /xps/scenarios/netfront.sh
 
 # ---- dom0 side ---------------------------------------------------------------
 
@@ -148,7 +103,7 @@ esac
 exit 0
 EOF
 	chmod 0755 /etc/xen/scripts/xps-vif
-	an_helpers /run/xps || return 1
+	nf_helpers /run/xps || return 1
 	: >/run/xps/an-nc.pids
 	for _ps in 4k 16k 64k; do
 		_p=$(an_port $_ps)
@@ -172,7 +127,7 @@ arm64_net_domU_cmdline() { echo "module_blacklist=xen_netfront"; }
 arm64_net_rpc() {
 	_dom=$1 _cmd=$2; shift 2
 	case "$_cmd" in
-	snmp) RPC_REPLY="FragCreates=$(an_snmp FragCreates) ReasmReqds=$(an_snmp ReasmReqds)" ;;
+	snmp) RPC_REPLY="FragCreates=$(nf_snmp FragCreates) ReasmReqds=$(nf_snmp ReasmReqds)" ;;
 	mtu) # mtu N: the domain's vifs (xenbr0 stays at 9000)
 		RPC_REPLY=
 		for _v in /sys/class/net/vif"$_dom".*; do
@@ -200,9 +155,6 @@ an_mod() { basename "$(readlink "/sys/bus/xen/devices/$1/driver/module" 2>/dev/n
 an_drv() { basename "$(readlink "/sys/bus/xen/devices/$1/driver" 2>/dev/null)"; }
 an_gp() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xen-grant-pool/stats 2>/dev/null; }
 an_page_kb() { awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps; }
-an_dt() { awk -v a="$1" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }'; }
-an_rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.2f", b / 1048576 / s; else print "-" }'; }
-an_short() { echo "$1" | cut -c1-12; }
 
 # an_up: the interface configured with $IP, dom0 answering (60 s)
 an_up() {
@@ -237,61 +189,18 @@ an_pingdiag() {
 	_pi=$(an_if)
 	printf ' [ping: %s; Icmp OutEchos %s InEchoReps %s InErrors %s InCsumErrors %s; Ip InDiscards %s InHdrErrors %s; %s rx %s dropped %s; irqs: %s; %s]' \
 		"$(grep -v '^$' /tmp/an-ping.log | tail -n 2 | tr '\n' ' ')" \
-		"$(an_snmp OutEchos Icmp)" "$(an_snmp InEchoReps Icmp)" "$(an_snmp InErrors Icmp)" \
-		"$(an_snmp InCsumErrors Icmp)" "$(an_snmp InDiscards)" "$(an_snmp InHdrErrors)" "$_pi" \
+		"$(nf_snmp OutEchos Icmp)" "$(nf_snmp InEchoReps Icmp)" "$(nf_snmp InErrors Icmp)" \
+		"$(nf_snmp InCsumErrors Icmp)" "$(nf_snmp InDiscards)" "$(nf_snmp InHdrErrors)" "$_pi" \
 		"$(cat "/sys/class/net/$_pi/statistics/rx_packets" 2>/dev/null)" \
 		"$(cat "/sys/class/net/$_pi/statistics/rx_dropped" 2>/dev/null)" \
 		"$(awk '/vif-/ { n = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i; printf "%s%s=%d", s, $NF, n; s = " " }' /proc/interrupts)" \
 		"$(ethtool -S "$_pi" 2>/dev/null | awk '$2 != 0 && /err|drop|bad|nomem|busy|too_big/ { printf "%s%s", s, $0; s = "," }')"
 }
 
-# an_send PORT MB: MB MB of fresh random data to dom0's sink on PORT
-an_send() {
-	_sp=$1 _smb=$2
-	dd if=/dev/urandom of=/tmp/nf-tx bs=1M count="$_smb" iflag=fullblock 2>/dev/null ||
-		{ echo "no random file"; return 1; }
-	_ssum=$(sha256sum </tmp/nf-tx | cut -c1-64)
-	rm -f /tmp/nf-tx.ans
-	_st=$(up)
-	NF_XMB=$_smb timeout 300 nc $AN_DOM0 "$_sp" -e /tmp/nf-put 2>/dev/null
-	_sdt=$(an_dt "$_st")
-	_sans=$(cat /tmp/nf-tx.ans 2>/dev/null)
-	rm -f /tmp/nf-tx /tmp/nf-tx.ans
-	# shellcheck disable=SC2086 # word splitting intended: "<sha256> <bytes>"
-	set -- $_sans
-	if [ "${1:-}" = "$_ssum" ] && [ "${2:-}" = $((_smb * 1048576)) ]; then
-		echo "${_smb}MB ->dom0 ${_sdt}s ($(an_rate "$2" "$_sdt") MB/s) sha256 equal $(an_short "$_ssum")"
-		return 0
-	fi
-	echo "${_smb}MB ->dom0 after ${_sdt}s: sent sha256 $(an_short "$_ssum"), the sink answered '${_sans:-nothing}'"
-	return 1
-}
-
-# an_recv PORT MB: MB MB of fresh random data from dom0's source on PORT
-an_recv() {
-	_rp=$1 _rmb=$2
-	rm -f /tmp/nf-rx.hdr; : >/tmp/nf-rx
-	_rt=$(up)
-	NF_XMB=$_rmb timeout 300 nc $AN_DOM0 "$_rp" -e /tmp/nf-get 2>/dev/null
-	_rdt=$(an_dt "$_rt")
-	_rhdr=$(cat /tmp/nf-rx.hdr 2>/dev/null)
-	_rsum=$(sha256sum </tmp/nf-rx | cut -c1-64)
-	_rn=$(($(wc -c </tmp/nf-rx)))
-	rm -f /tmp/nf-rx /tmp/nf-rx.hdr
-	# shellcheck disable=SC2086 # word splitting intended: "<sha256> <bytes>"
-	set -- $_rhdr
-	if [ -n "${1:-}" ] && [ "$1" = "$_rsum" ] && [ "${2:-}" = "$_rn" ] && [ "$_rn" = $((_rmb * 1048576)) ]; then
-		echo "${_rmb}MB <-dom0 ${_rdt}s ($(an_rate "$_rn" "$_rdt") MB/s) sha256 equal $(an_short "$_rsum")"
-		return 0
-	fi
-	echo "${_rmb}MB <-dom0 after ${_rdt}s: announced '${_rhdr:-nothing}', received $_rn bytes sha256 $(an_short "$_rsum")"
-	return 1
-}
-
 # an_both MB: MB each way; prints both outcomes, fails if either does
 an_both() {
 	_bo='' _bo2=
-	_bo=$(an_send "$AN_PORT" "$1") && _bo2=$(an_recv $((AN_PORT + 1)) "$1")
+	_bo=$(nf_send $AN_DOM0 "$AN_PORT" "$1") && _bo2=$(nf_recv $AN_DOM0 $((AN_PORT + 1)) "$1")
 	_brc=$?
 	echo "$_bo; ${_bo2:-}"
 	return $_brc
@@ -306,7 +215,7 @@ arm64_net_domU() {
 	want_kb=${ps%k}
 	AN_PORT=$(an_port "$ps")
 	S=arm64-net/$ps
-	an_helpers /tmp
+	nf_helpers /tmp
 
 	# --- load
 	if [ ! -f "/lib/modules/$(uname -r)/updates/xen-pv-suite/$AN_MOD.ko" ]; then
@@ -326,7 +235,7 @@ arm64_net_domU() {
 		fail "$S-load" "$vif -> $drv ($mod), $ifc: dom0 unreachable from $IP within 60 s"
 		for s in sha256 mtu; do fail "$S-$s" "no network"; done
 	else
-		tl=$(an_dt "$t")
+		tl=$(nf_dt "$t")
 		wait_for 30 sh -c 'dmesg | grep -q "per-packet grants\|persistent grants:"'
 		pg=$(dmesg | grep -o 'per-packet grants: .*\|persistent grants: .*' | tail -n 1)
 		cn=$(dmesg | grep -o 'vif-pgnt vif-0: connected: .*' | tail -n 1)
@@ -341,10 +250,10 @@ arm64_net_domU() {
 		fi
 
 		# --- sha256
-		rt=$(an_snmp RetransSegs Tcp)
+		rt=$(nf_snmp RetransSegs Tcp)
 		o=$(an_both $AN_MB)
 		orc=$?
-		o="$o; domU TCP RetransSegs +$(($(an_snmp RetransSegs Tcp) - rt))"
+		o="$o; domU TCP RetransSegs +$(($(nf_snmp RetransSegs Tcp) - rt))"
 		if [ $orc = 0 ]; then pass "$S-sha256" "$ifc: $o"; else fail "$S-sha256" "$ifc: $o"; fi
 
 		# --- mtu 9000
@@ -380,20 +289,20 @@ an_mtu() {
 	if ! ip link set "$ifc" mtu 9000; then
 		fail "$S-mtu" "ip link set $ifc mtu 9000 refused; dom0 $_mr"; rpc mtu 1500 >/dev/null; return
 	fi
-	_mfc=$(an_snmp FragCreates) _mrr=$(an_snmp ReasmReqds) _md0=$(rpc snmp)
+	_mfc=$(nf_snmp FragCreates) _mrr=$(nf_snmp ReasmReqds) _md0=$(rpc snmp)
 	_mp=$(an_ping $AN_DOM0 -c 5 -i 0.2 -W 5 -s 8900); _mpok=$?
-	_mfc2=$(an_snmp FragCreates) _mrr2=$(an_snmp ReasmReqds) _md1=$(rpc snmp)
+	_mfc2=$(nf_snmp FragCreates) _mrr2=$(nf_snmp ReasmReqds) _md1=$(rpc snmp)
 	# dom0's counters are shared by the three domUs: another one's
 	# 8900-byte pings may run at the same time, at MTU 9000 too, so a
 	# change there is reported, the domU's own counters are judged
 	_mo=
 	_mok=
-	_mrt=$(an_snmp RetransSegs Tcp)
+	_mrt=$(nf_snmp RetransSegs Tcp)
 	if [ $_mpok = 0 ] && [ "$_mfc" = "$_mfc2" ] && [ "$_mrr" = "$_mrr2" ] && _mo=$(an_both $AN_MTU_MB); then
 		_mok=1
 	fi
 	[ -n "$_mo" ] || _mo=$(an_both $AN_MTU_MB)
-	_mo="$_mo; domU TCP RetransSegs +$(($(an_snmp RetransSegs Tcp) - _mrt))"
+	_mo="$_mo; domU TCP RetransSegs +$(($(nf_snmp RetransSegs Tcp) - _mrt))"
 	_md="$ifc mtu $(cat "/sys/class/net/$ifc/mtu"), dom0 $_mr; ping -s 8900: $_mp; IP fragments: domU FragCreates $_mfc->$_mfc2 ReasmReqds $_mrr->$_mrr2, dom0 $_md0 -> $_md1; $_mo"
 	ip link set "$ifc" mtu 1500
 	_mr2=$(rpc mtu 1500)

@@ -143,10 +143,11 @@ EOF
 	chmod 0755 "$1/nf-sink" "$1/nf-source" "$1/nf-put" "$1/nf-get"
 }
 
-# nf_snmp KEY: the Ip: counter KEY of /proc/net/snmp
+# nf_snmp KEY [PROTO]: the PROTO: (default Ip:) counter KEY of
+# /proc/net/snmp
 nf_snmp() {
-	awk -v k="$1" '$1 == "Ip:" { if (!h) { for (i = 2; i <= NF; i++) n[i] = $i; h = 1 }
-	                             else for (i = 2; i <= NF; i++) if (n[i] == k) print $i }' /proc/net/snmp
+	awk -v k="$1" -v p="${2:-Ip}:" '$1 == p { if (!h) { for (i = 2; i <= NF; i++) n[i] = $i; h = 1 }
+	                                else for (i = 2; i <= NF; i++) if (n[i] == k) print $i }' /proc/net/snmp
 }
 
 # ---- dom0 side ---------------------------------------------------------------
