@@ -13,7 +13,8 @@
  *
  * Shared rings: xgp_ring_alloc() grants 2^order zeroed 4 KB pages;
  * xgp_ring_release() revokes them the same way, keeping a ring the
- * backend still maps until it lets go.
+ * backend still maps until it lets go.  xgp_xs_publish() writes a
+ * frontend's keys in one xenstore transaction, retried on -EAGAIN.
  *
  * Backend side: a cache of mapped grants keyed by (domid, gref) with a
  * hard cap on mapped entries per device and LRU purge of idle entries.
@@ -25,6 +26,7 @@
 
 #include <linux/types.h>
 #include <xen/grant_table.h>
+#include <xen/xenbus.h>
 #include <xen-pv-suite/xgp_core.h>
 #include <xen-pv-suite/xgp_chunk.h>
 
@@ -62,6 +64,10 @@ void *xgp_ring_alloc(domid_t domid, unsigned int order, grant_ref_t *refs,
 		     gfp_t gfp);
 unsigned int xgp_ring_release(domid_t domid, void *va, unsigned int order,
 			      grant_ref_t *refs);
+int xgp_xs_publish(struct xenbus_device *dev,
+		   int (*write)(struct xenbus_transaction xbt, void *arg,
+				const char **what),
+		   void *arg);
 
 struct xgp_back_cache *xgp_back_cache_create(const char *name, domid_t domid,
 					     unsigned int cap);

@@ -208,14 +208,62 @@ static void xbf_clear_ring_keys(struct xenbus_transaction xbt,
 	}
 }
 
+struct xbf_publish {
+	struct xbf_info *info;
+	unsigned int stale_queues;	/* queue-%u keys to clear */
+};
+
+/* The keys of this connection (xgp_xs_publish's writer). */
+static int xbf_write_keys(struct xenbus_transaction xbt, void *arg,
+			  const char **what)
+{
+	struct xbf_publish *pub = arg;
+	struct xbf_info *info = pub->info;
+	const char *dir = info->xbdev->nodename;
+	unsigned int i;
+	int err;
+
+	*what = "writing ring references";
+	xbf_clear_ring_keys(xbt, dir, pub->stale_queues);
+	if (info->ring_order) {
+		err = xenbus_printf(xbt, dir, "ring-page-order", "%u",
+				    info->ring_order);
+		if (err)
+			return err;
+	}
+	if (info->nr_rings == 1) {
+		err = xbf_write_ring(info, &info->rings[0], xbt, dir);
+		if (err)
+			return err;
+	} else {
+		err = xenbus_printf(xbt, dir, "multi-queue-num-queues", "%u",
+				    info->nr_rings);
+		if (err)
+			return err;
+		for (i = 0; i < info->nr_rings; i++) {
+			char *path = kasprintf(GFP_NOIO, "%s/queue-%u", dir, i);
+
+			if (!path)
+				return -ENOMEM;
+			err = xbf_write_ring(info, &info->rings[i], xbt, path);
+			kfree(path);
+			if (err)
+				return err;
+		}
+	}
+	*what = "writing protocol";
+	return xenbus_printf(xbt, dir, "protocol", "%s",
+			     XEN_IO_PROTO_ABI_NATIVE) ?:
+	       xenbus_printf(xbt, dir, "feature-persistent", "%u",
+			     info->offer_persistent);
+}
+
 /* Allocate the rings and publish them; then switch to Initialised. */
 int xbf_talk_to_backend(struct xbf_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
-	struct xenbus_transaction xbt;
-	const char *what = "allocating rings";
 	unsigned int i, be_order, be_queues, nr;
-	char *path = NULL;
+	struct xbf_publish pub;
 	int err;
 
 	be_order = xenbus_read_unsigned(dev->otherend, "max-ring-page-order",
@@ -269,68 +317,19 @@ int xbf_talk_to_backend(struct xbf_info *info)
 	}
 	info->ring_size = RING_SIZE(&info->rings[0].ring);
 
-	path = kmalloc(strlen(dev->nodename) + 16, GFP_NOIO);
-	if (!path) {
-		err = -ENOMEM;
-		goto fail;
-	}
-again:
-	what = "starting transaction";
-	err = xenbus_transaction_start(&xbt);
-	if (err)
-		goto fail;
-	what = "writing ring references";
 	/* earlier connections used at most one queue per CPU */
-	xbf_clear_ring_keys(xbt, dev->nodename,
-			    max(min(be_queues, nr_cpu_ids), info->nr_rings));
-	if (info->ring_order) {
-		err = xenbus_printf(xbt, dev->nodename, "ring-page-order",
-				    "%u", info->ring_order);
-		if (err)
-			goto abort;
-	}
-	if (info->nr_rings == 1) {
-		err = xbf_write_ring(info, &info->rings[0], xbt, dev->nodename);
-		if (err)
-			goto abort;
-	} else {
-		err = xenbus_printf(xbt, dev->nodename,
-				    "multi-queue-num-queues", "%u",
-				    info->nr_rings);
-		if (err)
-			goto abort;
-		for (i = 0; i < info->nr_rings; i++) {
-			sprintf(path, "%s/queue-%u", dev->nodename, i);
-			err = xbf_write_ring(info, &info->rings[i], xbt, path);
-			if (err)
-				goto abort;
-		}
-	}
-	what = "writing protocol";
-	err = xenbus_printf(xbt, dev->nodename, "protocol", "%s",
-			    XEN_IO_PROTO_ABI_NATIVE);
-	if (err)
-		goto abort;
-	err = xenbus_printf(xbt, dev->nodename, "feature-persistent", "%u",
-			    info->offer_persistent);
-	if (err)
-		goto abort;
-	err = xenbus_transaction_end(xbt, 0);
-	if (err == -EAGAIN)
-		goto again;
+	pub.info = info;
+	pub.stale_queues = max(min(be_queues, nr_cpu_ids), info->nr_rings);
+	err = xgp_xs_publish(dev, xbf_write_keys, &pub);
 	if (err) {
-		what = "completing transaction";
-		goto fail;
+		xbf_free_rings(info, false);
+		return err;
 	}
-	kfree(path);
 	xenbus_switch_state(dev, XenbusStateInitialised);
 	return 0;
 
-abort:
-	xenbus_transaction_end(xbt, 1);
 fail:
-	kfree(path);
-	xenbus_dev_fatal(dev, err, "%s", what);
+	xenbus_dev_fatal(dev, err, "allocating rings");
 	xbf_free_rings(info, false);
 	return err;
 }

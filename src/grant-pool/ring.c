@@ -150,6 +150,50 @@ unsigned int xgp_ring_release(domid_t domid, void *va, unsigned int order,
 EXPORT_SYMBOL_GPL(xgp_ring_release);
 
 /**
+ * xgp_xs_publish - write a frontend's keys in one xenstore transaction
+ * @dev: the frontend
+ * @write: writes the keys within @xbt; on an error, *@what names the
+ *	keys it was writing
+ * @arg: for @write
+ *
+ * The whole transaction is written again while xenstore answers -EAGAIN
+ * at its end (another writer came between).  Any other failure aborts it
+ * and xenbus_dev_fatal() names what failed.  May sleep.
+ *
+ * Return: 0, or the error.
+ */
+int xgp_xs_publish(struct xenbus_device *dev,
+		   int (*write)(struct xenbus_transaction xbt, void *arg,
+				const char **what),
+		   void *arg)
+{
+	struct xenbus_transaction xbt;
+	const char *what;
+	int err;
+
+again:
+	what = "starting transaction";
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		goto fail;
+	err = write(xbt, arg, &what);
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		goto fail;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	what = "completing transaction";
+	if (!err)
+		return 0;
+fail:
+	xenbus_dev_fatal(dev, err, "%s", what);
+	return err;
+}
+EXPORT_SYMBOL_GPL(xgp_xs_publish);
+
+/**
  * xgp_ring_retry - retry the rings a backend still mapped
  *
  * Called from the pool's retry work.  Return: rings still kept.
