@@ -120,8 +120,12 @@ static void xnf_destroy_pool(struct xnf_info *info,
 	*pool = NULL;
 }
 
-static void xnf_release_ring(struct xnf_info *info, void **va,
-			     grant_ref_t *ref)
+/*
+ * End the grant of one shared 4 KB page (a ring, the control table); one
+ * the backend still maps is kept by xen-grant-pool until it lets go.
+ */
+void xnf_release_page(struct xnf_info *info, void **va, grant_ref_t *ref,
+		      const char *what)
 {
 	unsigned int busy;
 
@@ -130,7 +134,8 @@ static void xnf_release_ring(struct xnf_info *info, void **va,
 	busy = xgp_ring_release(info->xbdev->otherend_id, *va, 0, ref);
 	if (busy) {
 		atomic64_add(busy, &info->revoke_busy);
-		dev_warn(&info->xbdev->dev, "backend still maps a ring page; kept until it lets go\n");
+		dev_warn(&info->xbdev->dev, "backend still maps the %s page; kept until it lets go\n",
+			 what);
 	}
 	*va = NULL;
 }
@@ -151,13 +156,14 @@ static int xnf_bind(struct xnf_queue *q, evtchn_port_t *port,
 	return 0;
 }
 
-static void xnf_unbind(struct xnf_queue *q, unsigned int *irq,
-		       evtchn_port_t *port)
+/* Unbind an irq bound with @dev_id, or free a port not bound yet. */
+void xnf_unbind(struct xnf_info *info, void *dev_id, unsigned int *irq,
+		evtchn_port_t *port)
 {
 	if (*irq)
-		unbind_from_irqhandler(*irq, q);	/* closes the port */
+		unbind_from_irqhandler(*irq, dev_id);	/* closes the port */
 	else if (*port)
-		xenbus_free_evtchn(q->info->xbdev, *port);
+		xenbus_free_evtchn(info->xbdev, *port);
 	*irq = 0;
 	*port = 0;
 }
@@ -170,8 +176,8 @@ static void xnf_free_queue(struct xnf_queue *q)
 
 	if (!info)	/* never set up: an earlier queue failed */
 		return;
-	xnf_unbind(q, &q->irq, &q->evtchn);
-	xnf_unbind(q, &q->tx_irq, &q->tx_evtchn);
+	xnf_unbind(info, q, &q->irq, &q->evtchn);
+	xnf_unbind(info, q, &q->tx_irq, &q->tx_evtchn);
 	netif_napi_del(&q->napi);
 	if (q->rx_pool && q->rx_slot[0])
 		xgp_front_put_bulk(q->rx_pool, q->rx_slot, XNF_RX_RING_SIZE);
@@ -182,10 +188,10 @@ static void xnf_free_queue(struct xnf_queue *q)
 	xnf_destroy_pool(info, &q->rx_pool);
 	xgp_idtab_destroy(&q->tx_ids);
 	va = q->tx.sring;
-	xnf_release_ring(info, &va, &q->tx_ring_ref);
+	xnf_release_page(info, &va, &q->tx_ring_ref, "tx ring");
 	q->tx.sring = NULL;
 	va = q->rx.sring;
-	xnf_release_ring(info, &va, &q->rx_ring_ref);
+	xnf_release_page(info, &va, &q->rx_ring_ref, "rx ring");
 	q->rx.sring = NULL;
 }
 
@@ -334,72 +340,50 @@ static void xnf_clear_keys(struct xenbus_transaction xbt, const char *dir,
 	}
 }
 
-static int xnf_publish(struct xnf_info *info)
+/* The keys of this connection (xgp_xs_publish's writer). */
+static int xnf_write_keys(struct xenbus_transaction xbt, void *arg,
+			  const char **what)
 {
-	struct xenbus_device *dev = info->xbdev;
-	struct xenbus_transaction xbt;
-	const char *what = "starting transaction";
+	struct xnf_info *info = arg;
+	const char *dir = info->xbdev->nodename;
 	unsigned int i;
 	int err;
 
-again:
-	err = xenbus_transaction_start(&xbt);
-	if (err)
-		goto fail;
-	xnf_clear_keys(xbt, dev->nodename, info->nr_queues);
+	xnf_clear_keys(xbt, dir, info->nr_queues);
 	if (info->nr_queues == 1) {
-		what = "writing the ring keys";
-		err = xnf_write_queue(xbt, dev->nodename, &info->queues[0]);
+		*what = "writing the ring keys";
+		err = xnf_write_queue(xbt, dir, &info->queues[0]);
 		if (err)
-			goto abort;
+			return err;
 	} else {
-		what = "writing multi-queue-num-queues";
-		err = xenbus_printf(xbt, dev->nodename,
-				    "multi-queue-num-queues", "%u",
+		*what = "writing multi-queue-num-queues";
+		err = xenbus_printf(xbt, dir, "multi-queue-num-queues", "%u",
 				    info->nr_queues);
 		if (err)
-			goto abort;
+			return err;
+		*what = "writing a queue's ring keys";
 		for (i = 0; i < info->nr_queues; i++) {
-			char *path = kasprintf(GFP_KERNEL, "%s/queue-%u",
-					       dev->nodename, i);
+			char *path = kasprintf(GFP_KERNEL, "%s/queue-%u", dir, i);
 
-			what = "writing a queue's ring keys";
-			if (!path) {
-				err = -ENOMEM;
-				goto abort;
-			}
+			if (!path)
+				return -ENOMEM;
 			err = xnf_write_queue(xbt, path, &info->queues[i]);
 			kfree(path);
 			if (err)
-				goto abort;
+				return err;
 		}
 	}
-	what = "writing the control ring keys";
+	*what = "writing the control ring keys";
 	err = xnf_ctrl_publish(info, xbt);
 	if (err)
-		goto abort;
-	what = "writing the features";
-	err = xenbus_write(xbt, dev->nodename, "request-rx-copy", "1") ?:
-	      xenbus_write(xbt, dev->nodename, "feature-rx-notify", "1") ?:
-	      xenbus_write(xbt, dev->nodename, "feature-sg", "1") ?:
-	      xenbus_write(xbt, dev->nodename, "feature-gso-tcpv4", "1") ?:
-	      xenbus_write(xbt, dev->nodename, "feature-gso-tcpv6", "1") ?:
-	      xenbus_write(xbt, dev->nodename, "feature-ipv6-csum-offload", "1");
-	if (err)
-		goto abort;
-	err = xenbus_transaction_end(xbt, 0);
-	if (err == -EAGAIN)
-		goto again;
-	if (err) {
-		what = "completing transaction";
-		goto fail;
-	}
-	return 0;
-abort:
-	xenbus_transaction_end(xbt, 1);
-fail:
-	xenbus_dev_fatal(dev, err, "%s", what);
-	return err;
+		return err;
+	*what = "writing the features";
+	return xenbus_write(xbt, dir, "request-rx-copy", "1") ?:
+	       xenbus_write(xbt, dir, "feature-rx-notify", "1") ?:
+	       xenbus_write(xbt, dir, "feature-sg", "1") ?:
+	       xenbus_write(xbt, dir, "feature-gso-tcpv4", "1") ?:
+	       xenbus_write(xbt, dir, "feature-gso-tcpv6", "1") ?:
+	       xenbus_write(xbt, dir, "feature-ipv6-csum-offload", "1");
 }
 
 /* Apply what this backend supports to the interface.  rtnl held. */
@@ -467,7 +451,7 @@ static int xnf_connect(struct xnf_info *info)
 			goto fail;
 		}
 	}
-	err = xnf_publish(info);
+	err = xgp_xs_publish(dev, xnf_write_keys, info);
 	if (err)
 		goto fail;
 	xnf_apply_backend(info);

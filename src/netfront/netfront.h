@@ -259,5 +259,9 @@ void xnf_ctrl_unmap(struct xnf_info *info);
 
 /* netfront.c */
 extern const struct ethtool_ops xnf_ethtool_ops;
+void xnf_release_page(struct xnf_info *info, void **va, grant_ref_t *ref,
+		      const char *what);
+void xnf_unbind(struct xnf_info *info, void *dev_id, unsigned int *irq,
+		evtchn_port_t *port);
 
 #endif /* XNF_NETFRONT_H */

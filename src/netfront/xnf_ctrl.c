@@ -113,34 +113,15 @@ int xnf_ctrl_publish(struct xnf_info *info, struct xenbus_transaction xbt)
 void xnf_ctrl_free(struct xnf_info *info)
 {
 	struct xnf_ctrl *c = &info->ctrl;
-	unsigned int busy = 0;
-	void *va;
+	void *va = c->ring.sring;
 
 	c->live = false;
-	if (c->irq) {
-		unbind_from_irqhandler(c->irq, c);
-		c->irq = 0;
-		c->evtchn = 0;
-	} else if (c->evtchn) {
-		xenbus_free_evtchn(info->xbdev, c->evtchn);
-		c->evtchn = 0;
-	}
-	if (c->ring.sring) {
-		va = c->ring.sring;
-		c->ring.sring = NULL;
-		busy += xgp_ring_release(info->xbdev->otherend_id, va, 0,
-					 &c->ring_ref);
-	}
-	if (c->tbl) {
-		busy += xgp_ring_release(info->xbdev->otherend_id, c->tbl, 0,
-					 &c->tbl_ref);
-		c->tbl = NULL;
-	}
-	if (busy) {
-		atomic64_add(busy, &info->revoke_busy);
-		dev_warn(&info->xbdev->dev, "backend still maps %u control page(s); kept until it lets go\n",
-			 busy);
-	}
+	xnf_unbind(info, c, &c->irq, &c->evtchn);
+	c->ring.sring = NULL;
+	xnf_release_page(info, &va, &c->ring_ref, "control ring");
+	va = c->tbl;
+	c->tbl = NULL;
+	xnf_release_page(info, &va, &c->tbl_ref, "control table");
 	bitmap_free(c->readonly);
 	c->readonly = NULL;
 	kfree(c->grefs);
