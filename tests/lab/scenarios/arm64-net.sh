@@ -68,8 +68,9 @@ an_guest() {
 }
 an_port() { eval "echo \$AN_PORT_$1"; }
 
-# The transfer helpers (nf_helpers, nf_send, nf_recv), nf_snmp, nf_dt
-# and nf_rate are netfront.sh's.  On the host (the judge reads only the
+# The transfer helpers (nf_helpers, nf_send, nf_recv), nf_snmp, nf_dt,
+# nf_rate and the vif lookups (nf_vif, nf_if, nf_mod, nf_drv) are
+# netfront.sh's.  On the host (the judge reads only the
 # variables above) there is no /xps.
 [ -f /xps/scenarios/netfront.sh ] && . /xps/scenarios/netfront.sh
 
@@ -149,16 +150,12 @@ arm64_net_dom0_finish() {
 
 # ---- domU side ---------------------------------------------------------------
 
-an_vif() { for _d in /sys/bus/xen/devices/vif-*; do [ -e "$_d" ] && { echo "${_d##*/}"; return 0; }; done; return 1; }
-an_if() { for _d in /sys/bus/xen/devices/vif-*/net/*; do [ -e "$_d" ] && { echo "${_d##*/}"; return 0; }; done; return 1; }
-an_mod() { basename "$(readlink "/sys/bus/xen/devices/$1/driver/module" 2>/dev/null)"; }
-an_drv() { basename "$(readlink "/sys/bus/xen/devices/$1/driver" 2>/dev/null)"; }
 an_gp() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xen-grant-pool/stats 2>/dev/null; }
 an_page_kb() { awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps; }
 
 # an_up: the interface configured with $IP, dom0 answering (60 s)
 an_up() {
-	_if=$(an_if) || return 1
+	_if=$(nf_if) || return 1
 	ip link set lo up
 	ip addr add "$IP/24" dev "$_if" 2>/dev/null
 	ip link set "$_if" up && wait_for 60 ping -c1 -W1 $AN_DOM0 >/dev/null 2>&1
@@ -186,7 +183,7 @@ an_ping() {
 # and IP counters, the interface's, each queue's interrupt count, and the
 # driver's nonzero error counters
 an_pingdiag() {
-	_pi=$(an_if)
+	_pi=$(nf_if)
 	printf ' [ping: %s; Icmp OutEchos %s InEchoReps %s InErrors %s InCsumErrors %s; Ip InDiscards %s InHdrErrors %s; %s rx %s dropped %s; irqs: %s; %s]' \
 		"$(grep -v '^$' /tmp/an-ping.log | tail -n 2 | tr '\n' ' ')" \
 		"$(nf_snmp OutEchos Icmp)" "$(nf_snmp InEchoReps Icmp)" "$(nf_snmp InErrors Icmp)" \
@@ -223,13 +220,13 @@ arm64_net_domU() {
 		return
 	fi
 	t=$(up)
-	if ! modprobe xen-grant-pool || ! modprobe $AN_MOD || ! wait_for 30 an_if >/dev/null; then
+	if ! modprobe xen-grant-pool || ! modprobe $AN_MOD || ! wait_for 30 nf_if >/dev/null; then
 		fail "$S-load" "modprobe $AN_MOD or no interface within 30 s: $(dmesg | grep -iE 'vif|netfront|grant' | tail -n 3 | tr '\n' ' ')"
 		for s in sha256 mtu unload; do fail "$S-$s" "not loaded"; done
 		return
 	fi
-	vif=$(an_vif) ifc=$(an_if)
-	mod=$(an_mod "$vif") drv=$(an_drv "$vif") pkb=$(an_page_kb)
+	vif=$(nf_vif) ifc=$(nf_if)
+	mod=$(nf_mod "$vif") drv=$(nf_drv "$vif") pkb=$(an_page_kb)
 	stock=$(lsmod | grep -c '^xen_netfront ')
 	if ! an_up; then
 		fail "$S-load" "$vif -> $drv ($mod), $ifc: dom0 unreachable from $IP within 60 s"
