@@ -696,8 +696,7 @@ static void xnf_get_ethtool_stats(struct net_device *netdev,
 	dev_data[1] = atomic64_read(&info->protocol_errors);
 	dev_data[2] = atomic64_read(&info->revoke_busy);
 	dev_data[5] = info->ctrl.requests;
-	dev_data[6] = info->ctrl.pg.state == XNF_PG_MAPPED ?
-		      info->ctrl.pg.mapped : 0;
+	dev_data[6] = xnf_ctrl_mapped(info);	/* the sum over queues */
 }
 
 static void xnf_get_drvinfo(struct net_device *netdev,

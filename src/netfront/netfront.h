@@ -27,7 +27,6 @@
 #include <linux/delay.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include <linux/bitmap.h>
 #include <xen/xen.h>
 #include <xen/xenbus.h>
 #include <xen/grant_table.h>
@@ -159,6 +158,21 @@ struct xnf_queue {
 };
 
 /**
+ * struct xnf_ctrl_queue - one queue's static grants (xnf_ctrl.c)
+ * @pg: its persistent-grant negotiation (xnf_core.c)
+ * @grefs: its pool grants in table order, the tx pool's first (in
+ *	xnf_ctrl.grefs)
+ * @nr_grefs: how many
+ * @nr_ro: of them, the tx pool's (read-only): the first @nr_ro
+ */
+struct xnf_ctrl_queue {
+	struct xnf_pg pg;
+	u32 *grefs;
+	unsigned int nr_grefs;
+	unsigned int nr_ro;
+};
+
+/**
  * struct xnf_ctrl - the control ring (xnf_ctrl.c)
  * @live: connected, and answering in time
  * @ring: front ring
@@ -170,12 +184,11 @@ struct xnf_queue {
  * @tbl: the ADD/DEL table page (4 KB, granted read-write)
  * @tbl_ref: its grant
  * @next_id: request ids
- * @pg: the persistent-grant state machine (xnf_core.c)
- * @grefs: every queue's pool grants, in table order
- * @readonly: which of them are tx (read-only) grants
- * @nr_grefs: how many
+ * @qs: static grants of each queue (@nr_qs, the connection's queues)
+ * @nr_qs: how many
+ * @grefs: every queue's pool grants (@qs point into it); set once the
+ *	negotiation has begun
  * @requests: control requests sent
- * @last_status: status of the last response
  */
 struct xnf_ctrl {
 	bool live;
@@ -188,12 +201,10 @@ struct xnf_ctrl {
 	struct xnf_gref *tbl;
 	grant_ref_t tbl_ref;
 	u16 next_id;
-	struct xnf_pg pg;
+	struct xnf_ctrl_queue *qs;
+	unsigned int nr_qs;
 	u32 *grefs;
-	unsigned long *readonly;
-	unsigned int nr_grefs;
 	u64 requests;
-	u32 last_status;
 };
 
 /**
@@ -256,6 +267,7 @@ int xnf_ctrl_publish(struct xnf_info *info, struct xenbus_transaction xbt);
 void xnf_ctrl_free(struct xnf_info *info);
 void xnf_ctrl_work(struct work_struct *work);
 void xnf_ctrl_unmap(struct xnf_info *info);
+unsigned int xnf_ctrl_mapped(struct xnf_info *info);
 
 /* netfront.c */
 extern const struct ethtool_ops xnf_ethtool_ops;

@@ -269,6 +269,7 @@ static void xnf_pg_chunk(struct xnf_pg *pg, u8 type, unsigned int end,
 	pg->type = type;
 	pg->id = id;
 	msg->type = type;
+	msg->queue = pg->queue;
 	msg->first = pg->pos;
 	msg->count = pg->chunk;
 }
@@ -276,15 +277,17 @@ static void xnf_pg_chunk(struct xnf_pg *pg, u8 type, unsigned int end,
 /**
  * xnf_pg_start - begin the persistent-grant negotiation of a queue
  * @pg: state, reset here
+ * @queue: the queue's index (every request of it names it)
  * @nr_grefs: grants of the queue's pools (0: nothing to map)
  * @id: id for the control request
  * @msg: set to the request to send (type 0: none, per-packet grants)
  */
-void xnf_pg_start(struct xnf_pg *pg, unsigned int nr_grefs, u16 id,
-		  struct xnf_pg_msg *msg)
+void xnf_pg_start(struct xnf_pg *pg, u32 queue, unsigned int nr_grefs,
+		  u16 id, struct xnf_pg_msg *msg)
 {
 	memset(pg, 0, sizeof(*pg));
 	memset(msg, 0, sizeof(*msg));
+	pg->queue = queue;
 	pg->nr_grefs = nr_grefs;
 	if (!nr_grefs)
 		return;
@@ -292,6 +295,7 @@ void xnf_pg_start(struct xnf_pg *pg, unsigned int nr_grefs, u16 id,
 	pg->type = XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE;
 	pg->id = id;
 	msg->type = pg->type;
+	msg->queue = queue;
 }
 
 /* The backend gave up (or was made to) with @pg->mapped entries mapped. */
@@ -324,6 +328,8 @@ static int xnf_pg_undo(struct xnf_pg *pg, u16 next_id, struct xnf_pg_msg *msg)
  * was added before is deleted first).  A refused DEL leaves the grants
  * to the checked revoke at teardown.
  *
+ * @pg->status keeps @status (for the driver's report).
+ *
  * Return: 0; -EIO when a DEL was refused or released fewer than asked
  * (state OFF); -EPROTO for a response to nothing outstanding, of another
  * id or type, or with an unknown status (state BROKEN).
@@ -342,6 +348,7 @@ int xnf_pg_response(struct xnf_pg *pg, u16 id, u16 type, u32 status,
 	}
 	refused = status != XNF_CTRL_STATUS_SUCCESS;
 	pg->type = 0;
+	pg->status = status;
 	switch (pg->state) {
 	case XNF_PG_SIZING:
 		pg->backend_max = refused ? 0 : data;
@@ -402,4 +409,47 @@ void xnf_pg_stop(struct xnf_pg *pg, u16 id, struct xnf_pg_msg *msg)
 	if (pg->state != XNF_PG_MAPPED)
 		return;
 	xnf_pg_undo(pg, id, msg);
+}
+
+/**
+ * xnf_pg_unsupported - the backend has no static grants at all
+ * @pg: state of a queue after its negotiation
+ *
+ * Return: true when GET_GREF_MAPPING_SIZE was answered NOT_SUPPORTED (a
+ * stock netback): no other queue needs to ask.
+ */
+bool xnf_pg_unsupported(const struct xnf_pg *pg)
+{
+	return pg->state == XNF_PG_OFF && !pg->backend_max && !pg->mapped &&
+	       pg->status == XNF_CTRL_STATUS_NOT_SUPPORTED;
+}
+
+/**
+ * xnf_ctrl_req_data - the data words of a static-grant control request
+ * @msg: the request (xnf_pg_start(), xnf_pg_response(), xnf_pg_stop())
+ * @tbl_ref: grant reference of the table page holding @msg's entries
+ * @data: set to the request's data[0..2]
+ *
+ * As io/netif.h (Xen 4.17) lays them out: GET_GREF_MAPPING_SIZE carries
+ * the queue index in data[0], data[1] and data[2] zero; ADD and
+ * DEL_GREF_MAPPING carry the queue index, the table page's grant
+ * reference and the number of entries in it.  Any other type: all zero.
+ */
+void xnf_ctrl_req_data(const struct xnf_pg_msg *msg, u32 tbl_ref,
+		       u32 data[XNF_CTRL_DATA_WORDS])
+{
+	memset(data, 0, XNF_CTRL_DATA_WORDS * sizeof(*data));
+	switch (msg->type) {
+	case XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE:
+		data[0] = msg->queue;
+		break;
+	case XNF_CTRL_TYPE_ADD_GREF_MAPPING:
+	case XNF_CTRL_TYPE_DEL_GREF_MAPPING:
+		data[0] = msg->queue;
+		data[1] = tbl_ref;
+		data[2] = msg->count;
+		break;
+	default:
+		break;
+	}
 }

@@ -169,39 +169,51 @@ enum xnf_pg_state {
  * @state: enum xnf_pg_state
  * @type: control message outstanding (XNF_CTRL_TYPE_*), 0 for none
  * @id: its request id
+ * @queue: the queue's index, data[0] of each of its requests
  * @nr_grefs: grants of the queue's pools to map
  * @mapped: of them, entries the backend has accepted (a prefix)
  * @pos: first entry of the outstanding ADD or DEL
  * @chunk: entries in it
  * @backend_max: what GET_GREF_MAPPING_SIZE answered
+ * @status: status of the last response (XNF_CTRL_STATUS_*)
  */
 struct xnf_pg {
 	u8 state;
 	u8 type;
 	u16 id;
+	u32 queue;
 	unsigned int nr_grefs;
 	unsigned int mapped;
 	unsigned int pos;
 	unsigned int chunk;
 	unsigned int backend_max;
+	u32 status;
 };
 
 /**
  * struct xnf_pg_msg - a control request the driver must send
  * @type: XNF_CTRL_TYPE_*, 0 for none
- * @first: for ADD and DEL, the first gref of the table page
+ * @queue: the queue it is about
+ * @first: for ADD and DEL, the first of the queue's grefs in the table page
  * @count: for ADD and DEL, entries in it
  */
 struct xnf_pg_msg {
 	u8 type;
+	u32 queue;
 	unsigned int first;
 	unsigned int count;
 };
 
-void xnf_pg_start(struct xnf_pg *pg, unsigned int nr_grefs, u16 id,
-		  struct xnf_pg_msg *msg);
+void xnf_pg_start(struct xnf_pg *pg, u32 queue, unsigned int nr_grefs,
+		  u16 id, struct xnf_pg_msg *msg);
 int xnf_pg_response(struct xnf_pg *pg, u16 id, u16 type, u32 status,
 		    u32 data, u16 next_id, struct xnf_pg_msg *msg);
 void xnf_pg_stop(struct xnf_pg *pg, u16 id, struct xnf_pg_msg *msg);
+bool xnf_pg_unsupported(const struct xnf_pg *pg);
+
+/* data[] words of a netif control request */
+#define XNF_CTRL_DATA_WORDS	3
+void xnf_ctrl_req_data(const struct xnf_pg_msg *msg, u32 tbl_ref,
+		       u32 data[XNF_CTRL_DATA_WORDS]);
 
 #endif /* XNF_CORE_H */

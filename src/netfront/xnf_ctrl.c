@@ -8,15 +8,21 @@
  * Every packet already travels through the queues' slot pools, so the
  * only question is whether the backend maps those grants once or per
  * packet.  When it offers feature-ctrl-ring, the driver connects a
- * control ring and, once the backend is Connected, asks
- * GET_GREF_MAPPING_SIZE; if the answer covers every pool grant, it sends
- * them in ADD_GREF_MAPPING table pages (tx pools read-only).  Any other
- * answer (NOT_SUPPORTED from a stock netback, INVALID_PARAMETER, a size
- * too small, a refused ADD after the earlier ones are deleted again)
- * leaves the backend mapping per packet: nothing else changes.  Before an
- * unbind closes the device, the mapping is deleted (DEL_GREF_MAPPING).
- * The state machine is xnf_pg (xnf_core.c, unit-tested); this file moves
- * its messages over the ring.  A malformed response kills the device.
+ * control ring and, once the backend is Connected, negotiates each queue
+ * in turn, as netif.h defines the messages: GET_GREF_MAPPING_SIZE for
+ * queue i (data[0] = i); if the answer covers that queue's pool grants,
+ * it sends them in ADD_GREF_MAPPING table pages (data[0] = i, data[1] =
+ * the table page's grant, data[2] = entries; its tx pool first,
+ * read-only, then its rx pool).  Any other answer (INVALID_PARAMETER, a
+ * size too small, a refused ADD after that queue's earlier ones are
+ * deleted again) leaves that queue mapped per packet: nothing else
+ * changes.  NOT_SUPPORTED (a stock netback) ends the negotiation: every
+ * queue not yet mapped stays per packet.  Before an unbind closes the
+ * device, each queue's mapping is deleted (DEL_GREF_MAPPING, the same
+ * layout).  The state machine is xnf_pg, one per queue, and the request
+ * layout is xnf_ctrl_req_data() (xnf_core.c, unit-tested); this file
+ * moves their messages over the ring.  A malformed response kills the
+ * device.
  */
 #include "netfront.h"
 
@@ -73,6 +79,10 @@ int xnf_ctrl_setup(struct xnf_info *info)
 
 	c->ring_ref = INVALID_GRANT_REF;
 	c->tbl_ref = INVALID_GRANT_REF;
+	c->qs = kcalloc(info->nr_queues, sizeof(*c->qs), GFP_KERNEL);
+	if (!c->qs)
+		return -ENOMEM;
+	c->nr_qs = info->nr_queues;
 	sring = xgp_ring_alloc(dev->otherend_id, 0, &c->ring_ref, GFP_KERNEL);
 	if (IS_ERR(sring))
 		return PTR_ERR(sring);
@@ -122,25 +132,35 @@ void xnf_ctrl_free(struct xnf_info *info)
 	va = c->tbl;
 	c->tbl = NULL;
 	xnf_release_page(info, &va, &c->tbl_ref, "control table");
-	bitmap_free(c->readonly);
-	c->readonly = NULL;
 	kfree(c->grefs);
 	c->grefs = NULL;
-	c->nr_grefs = 0;
-	memset(&c->pg, 0, sizeof(c->pg));
+	kfree(c->qs);
+	c->qs = NULL;
+	c->nr_qs = 0;
 }
 
-/* Fill the table page for entries [first, first + count) of the list. */
-static void xnf_ctrl_table(struct xnf_ctrl *c, unsigned int first,
-			   unsigned int count)
+/* Pool grants the backend maps, over every queue (ethtool).  rtnl held. */
+unsigned int xnf_ctrl_mapped(struct xnf_info *info)
+{
+	struct xnf_ctrl *c = &info->ctrl;
+	unsigned int i, n = 0;
+
+	for (i = 0; c->qs && i < c->nr_qs; i++)
+		if (READ_ONCE(c->qs[i].pg.state) == XNF_PG_MAPPED)
+			n += READ_ONCE(c->qs[i].pg.mapped);
+	return n;
+}
+
+/* Fill the table page for entries [first, first + count) of a queue's. */
+static void xnf_ctrl_table(struct xnf_ctrl *c, const struct xnf_ctrl_queue *cq,
+			   unsigned int first, unsigned int count)
 {
 	unsigned int i;
 
 	memset(c->tbl, 0, XEN_PAGE_SIZE);
 	for (i = 0; i < count; i++)
-		xnf_gref_table_fill(&c->tbl[i], 1, c->grefs, c->nr_grefs,
-				    first + i,
-				    test_bit(first + i, c->readonly));
+		xnf_gref_table_fill(&c->tbl[i], 1, cq->grefs, cq->nr_grefs,
+				    first + i, first + i < cq->nr_ro);
 }
 
 /*
@@ -148,7 +168,8 @@ static void xnf_ctrl_table(struct xnf_ctrl *c, unsigned int first,
  * Return: 0, -ETIMEDOUT, or -EPROTO for a response producer beyond what
  * was sent (the device is then dead).
  */
-static int xnf_ctrl_call(struct xnf_info *info, const struct xnf_pg_msg *msg,
+static int xnf_ctrl_call(struct xnf_info *info, struct xnf_ctrl_queue *cq,
+			 const struct xnf_pg_msg *msg,
 			 struct xen_netif_ctrl_response *rsp)
 {
 	struct xnf_ctrl *c = &info->ctrl;
@@ -157,16 +178,15 @@ static int xnf_ctrl_call(struct xnf_info *info, const struct xnf_pg_msg *msg,
 	bool notify;
 	u32 nr;
 
+	static_assert(ARRAY_SIZE(req->data) == XNF_CTRL_DATA_WORDS);
+	if (msg->type == XNF_CTRL_TYPE_ADD_GREF_MAPPING ||
+	    msg->type == XNF_CTRL_TYPE_DEL_GREF_MAPPING)
+		xnf_ctrl_table(c, cq, msg->first, msg->count);
 	req = RING_GET_REQUEST(&c->ring, c->ring.req_prod_pvt);
 	memset(req, 0, sizeof(*req));
-	req->id = c->pg.id;
+	req->id = cq->pg.id;
 	req->type = msg->type;
-	if (msg->type == XNF_CTRL_TYPE_ADD_GREF_MAPPING ||
-	    msg->type == XNF_CTRL_TYPE_DEL_GREF_MAPPING) {
-		xnf_ctrl_table(c, msg->first, msg->count);
-		req->data[0] = c->tbl_ref;
-		req->data[1] = msg->count;
-	}
+	xnf_ctrl_req_data(msg, c->tbl_ref, req->data);
 	c->ring.req_prod_pvt++;
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&c->ring, notify);
 	if (notify)
@@ -189,8 +209,13 @@ static int xnf_ctrl_call(struct xnf_info *info, const struct xnf_pg_msg *msg,
 	return 0;
 }
 
-/* Run the state machine until it has nothing to send. */
-static void xnf_ctrl_run(struct xnf_info *info, struct xnf_pg_msg *msg)
+/*
+ * Run a queue's state machine until it has nothing to send.
+ * Return: 0, or -EIO when the ring is no longer usable (no answer in
+ * time, or the device is dead): no other request may follow.
+ */
+static int xnf_ctrl_run(struct xnf_info *info, struct xnf_ctrl_queue *cq,
+			struct xnf_pg_msg *msg)
 {
 	struct xnf_ctrl *c = &info->ctrl;
 	struct xen_netif_ctrl_response rsp;
@@ -199,56 +224,79 @@ static void xnf_ctrl_run(struct xnf_info *info, struct xnf_pg_msg *msg)
 
 	while (msg->type) {
 		last = msg->type;
-		err = xnf_ctrl_call(info, msg, &rsp);
+		err = xnf_ctrl_call(info, cq, msg, &rsp);
 		if (err == -ETIMEDOUT) {
 			/* a late answer would be out of step: stop using it */
-			dev_warn(&info->xbdev->dev, "control ring: no answer to %s in %u ms; the backend maps per packet\n",
-				 xnf_ctrl_type_str(msg->type),
+			dev_warn(&info->xbdev->dev, "control ring: no answer to %s of queue %u in %u ms; the backend maps per packet\n",
+				 xnf_ctrl_type_str(msg->type), msg->queue,
 				 XNF_CLOSE_WAIT_MS);
-			c->pg.state = XNF_PG_OFF;
+			cq->pg.state = XNF_PG_OFF;
 			c->live = false;
-			return;
+			return -EIO;
 		}
 		if (err)
-			return;
-		c->last_status = rsp.status;
-		err = xnf_pg_response(&c->pg, rsp.id, rsp.type, rsp.status,
+			return -EIO;
+		err = xnf_pg_response(&cq->pg, rsp.id, rsp.type, rsp.status,
 				      rsp.data, ++c->next_id, msg);
 		if (err == -EPROTO) {
-			xnf_broken(info, "control ring: rsp id %u type %u status %u to %s id %u",
+			xnf_broken(info,
+				   "control ring: rsp id %u type %u status %u to %s of queue %u id %u",
 				   rsp.id, rsp.type, rsp.status,
-				   xnf_ctrl_type_str(last), c->pg.id);
-			return;
+				   xnf_ctrl_type_str(last), cq->pg.queue,
+				   cq->pg.id);
+			return -EIO;
 		}
 		if (err == -EIO)
-			dev_warn(&info->xbdev->dev, "backend refused DEL_GREF_MAPPING (status %u, %u of %u); the revokes will tell\n",
-				 rsp.status, rsp.data, c->pg.chunk);
+			dev_warn(&info->xbdev->dev, "backend refused DEL_GREF_MAPPING of queue %u (status %u, %u of %u); the revokes will tell\n",
+				 cq->pg.queue, rsp.status, rsp.data,
+				 cq->pg.chunk);
 	}
+	return 0;
 }
 
-/* Every queue's pool grants: q0 tx, q0 rx, q1 tx, ...; tx read-only. */
+/* Each queue's pool grants, its tx pool's (read-only) then its rx pool's. */
 static int xnf_ctrl_collect(struct xnf_info *info)
 {
 	struct xnf_ctrl *c = &info->ctrl;
-	unsigned int i, n, max = info->nr_queues * 2 * XNF_TX_RING_SIZE;
+	const unsigned int per_q = 2 * XNF_TX_RING_SIZE;
+	unsigned int i, n;
 
-	c->grefs = kcalloc(max, sizeof(*c->grefs), GFP_KERNEL);
-	c->readonly = bitmap_zalloc(max, GFP_KERNEL);
-	if (!c->grefs || !c->readonly)
+	c->grefs = kcalloc(c->nr_qs, per_q * sizeof(*c->grefs), GFP_KERNEL);
+	if (!c->grefs)
 		return -ENOMEM;
-	c->nr_grefs = 0;
-	for (i = 0; i < info->nr_queues; i++) {
+	for (i = 0; i < c->nr_qs; i++) {
+		struct xnf_ctrl_queue *cq = &c->qs[i];
 		struct xnf_queue *q = &info->queues[i];
 
-		n = xgp_front_pool_grefs(q->tx_pool, c->grefs + c->nr_grefs,
-					 max - c->nr_grefs);
-		bitmap_set(c->readonly, c->nr_grefs, n);
-		c->nr_grefs += n;
-		n = xgp_front_pool_grefs(q->rx_pool, c->grefs + c->nr_grefs,
-					 max - c->nr_grefs);
-		c->nr_grefs += n;
+		cq->grefs = c->grefs + i * per_q;
+		n = xgp_front_pool_grefs(q->tx_pool, cq->grefs, per_q);
+		if (n > per_q)
+			return -E2BIG;
+		cq->nr_ro = n;
+		n = xgp_front_pool_grefs(q->rx_pool, cq->grefs + cq->nr_ro,
+					 per_q - cq->nr_ro);
+		if (n > per_q - cq->nr_ro)
+			return -E2BIG;
+		cq->nr_grefs = cq->nr_ro + n;
 	}
 	return 0;
+}
+
+/* Say what a queue the backend does not map got for an answer. */
+static void xnf_ctrl_report(struct xnf_info *info,
+			    const struct xnf_ctrl_queue *cq)
+{
+	const struct xnf_pg *pg = &cq->pg;
+
+	if (!pg->nr_grefs)
+		dev_info(&info->xbdev->dev, "queue %u: per-packet grants: no pool grant to map\n",
+			 pg->queue);
+	else if (!pg->backend_max)
+		dev_info(&info->xbdev->dev, "queue %u: per-packet grants: GET_GREF_MAPPING_SIZE answered status %u, size 0\n",
+			 pg->queue, pg->status);
+	else
+		dev_info(&info->xbdev->dev, "queue %u: per-packet grants: backend mapping size %u for %u grants, last status %u\n",
+			 pg->queue, pg->backend_max, pg->nr_grefs, pg->status);
 }
 
 /* Backend Connected: ask it to map the pools.  Process context. */
@@ -257,42 +305,77 @@ void xnf_ctrl_work(struct work_struct *work)
 	struct xnf_info *info = container_of(work, struct xnf_info,
 					     ctrl_work);
 	struct xnf_ctrl *c = &info->ctrl;
+	unsigned int i, nr_mapped = 0, grants = 0;
 	struct xnf_pg_msg msg;
+	int err;
 
-	if (!c->live || c->pg.state != XNF_PG_OFF || c->grefs)
+	if (!c->live || !c->qs || c->grefs)
 		return;
-	if (xnf_ctrl_collect(info)) {
-		dev_warn(&info->xbdev->dev, "no memory for the grant list; the backend maps per packet\n");
+	err = xnf_ctrl_collect(info);
+	if (err) {
+		dev_warn(&info->xbdev->dev, "%s the grant list; the backend maps per packet\n",
+			 err == -ENOMEM ? "no memory for" : "a pool too large for");
 		return;
 	}
-	xnf_pg_start(&c->pg, c->nr_grefs, ++c->next_id, &msg);
-	xnf_ctrl_run(info, &msg);
-	if (c->pg.state == XNF_PG_MAPPED)
-		dev_info(&info->xbdev->dev, "persistent grants: the backend maps all %u pool grants\n",
-			 c->pg.mapped);
-	else if (c->pg.state == XNF_PG_OFF && !c->pg.backend_max)
-		dev_info(&info->xbdev->dev, "per-packet grants: GET_GREF_MAPPING_SIZE answered status %u%s\n",
-			 c->last_status,
-			 c->last_status == XNF_CTRL_STATUS_NOT_SUPPORTED ?
-			 " (NOT_SUPPORTED)" : "");
-	else if (c->pg.state == XNF_PG_OFF)
-		dev_info(&info->xbdev->dev, "per-packet grants: backend mapping size %u for %u grants, last status %u\n",
-			 c->pg.backend_max, c->nr_grefs, c->last_status);
+	for (i = 0; i < c->nr_qs; i++) {
+		struct xnf_ctrl_queue *cq = &c->qs[i];
+
+		xnf_pg_start(&cq->pg, i, cq->nr_grefs, ++c->next_id, &msg);
+		if (xnf_ctrl_run(info, cq, &msg))
+			return;		/* said why */
+		if (xnf_pg_unsupported(&cq->pg)) {
+			/* a stock netback: no queue is asked again */
+			dev_info(&info->xbdev->dev, "per-packet grants: GET_GREF_MAPPING_SIZE of queue %u answered status %u (NOT_SUPPORTED)%s\n",
+				 i, cq->pg.status,
+				 nr_mapped ? "; earlier queues stay mapped" :
+				 "");
+			return;
+		}
+		if (cq->pg.state != XNF_PG_MAPPED) {
+			xnf_ctrl_report(info, cq);
+			continue;
+		}
+		nr_mapped++;
+		grants += cq->pg.mapped;
+	}
+	if (nr_mapped == c->nr_qs)
+		dev_info(&info->xbdev->dev, "persistent grants: the backend maps all %u pool grants of %u queues\n",
+			 grants, c->nr_qs);
+	else if (nr_mapped)
+		dev_info(&info->xbdev->dev, "persistent grants: the backend maps %u pool grants of %u of %u queues; the others per packet\n",
+			 grants, nr_mapped, c->nr_qs);
+	else
+		dev_info(&info->xbdev->dev, "per-packet grants: the backend maps none of the %u queues\n",
+			 c->nr_qs);
 }
 
-/* Before an unbind closes the device: delete the mapping. */
+/* Before an unbind closes the device: delete each queue's mapping. */
 void xnf_ctrl_unmap(struct xnf_info *info)
 {
 	struct xnf_ctrl *c = &info->ctrl;
+	unsigned int i, nr_q = 0, grants = 0, left = 0;
 	struct xnf_pg_msg msg;
-	unsigned int mapped = c->pg.mapped;
 
 	flush_work(&info->ctrl_work);
-	if (!c->live || c->pg.state != XNF_PG_MAPPED)
-		return;
-	xnf_pg_stop(&c->pg, ++c->next_id, &msg);
-	xnf_ctrl_run(info, &msg);
-	if (c->pg.state == XNF_PG_OFF && !c->pg.mapped)
-		dev_info(&info->xbdev->dev, "persistent grants: the backend unmapped all %u\n",
-			 mapped);
+	for (i = 0; c->live && i < c->nr_qs; i++) {
+		struct xnf_ctrl_queue *cq = &c->qs[i];
+		unsigned int mapped = cq->pg.mapped;
+
+		if (cq->pg.state != XNF_PG_MAPPED)
+			continue;
+		nr_q++;
+		xnf_pg_stop(&cq->pg, ++c->next_id, &msg);
+		if (xnf_ctrl_run(info, cq, &msg))
+			return;		/* said why */
+		if (cq->pg.state == XNF_PG_OFF && !cq->pg.mapped)
+			grants += mapped;
+		else
+			left++;
+	}
+	if (nr_q && !left)
+		dev_info(&info->xbdev->dev, "persistent grants: the backend unmapped all %u pool grants of %u queues\n",
+			 grants, nr_q);
+	else if (nr_q)
+		dev_info(&info->xbdev->dev, "persistent grants: the backend unmapped %u pool grants; %u of %u queues not (DEL_GREF_MAPPING refused)\n",
+			 grants, left, nr_q);
 }

@@ -5,9 +5,11 @@
  * Unit tests of the pure xen-netfront-pgnt logic (src/netfront/
  * xnf_core.c) for 4, 16 and 64 KB pages: transmit slot plans against a
  * model of random packets, transmit and receive response checks against
- * lying backends, static-grant tables, and the control-ring negotiation
- * of persistent grants against fake backends that support it, refuse it,
- * offer too little, refuse halfway, or answer out of turn.  One PASS/FAIL
+ * lying backends, static-grant tables, the control requests' data words
+ * against io/netif.h's layout, and the per-queue control-ring negotiation
+ * of persistent grants against fake netif.h backends that support it,
+ * refuse it, offer a queue too little, refuse halfway, or answer out of
+ * turn.  One PASS/FAIL
  * line per test; SEED=<n> reproduces a randomized run.
  */
 #include "xnf_core.h"
@@ -278,102 +280,311 @@ static void test_gref_table(void)
 }
 
 /*
- * A fake backend answers the negotiation: it supports static grants or
- * not, offers some table size, may refuse the k-th ADD or any DEL, may
- * release fewer than asked; the driver side maps, then stops.  Checked:
- * one request at a time, ADDs cover the grefs in order exactly once, a
- * mapping ends MAPPED only when all are accepted, and what was added is
- * deleted, whether on refusal or on stop.
+ * The data words of each static-grant request, as io/netif.h (Xen 4.17)
+ * lays them out: data[0] the queue index for all three; GET: data[1] =
+ * data[2] = 0; ADD and DEL: data[1] the table page's grant reference,
+ * data[2] the number of entries in it.
  */
-struct nt_fake {
-	bool supported;
+static void test_ctrl_req_data(void)
+{
+	struct xnf_pg_msg msg = { 0 };
+	u32 d[XNF_CTRL_DATA_WORDS];
+	static const u8 table_types[] = { XNF_CTRL_TYPE_ADD_GREF_MAPPING,
+					  XNF_CTRL_TYPE_DEL_GREF_MAPPING };
+	unsigned int i, k;
+
+	msg.type = XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE;
+	msg.queue = 3;
+	memset(d, 0xa5, sizeof(d));
+	xnf_ctrl_req_data(&msg, 0x1234, d);
+	XT_CHECK(d[0] == 3 && d[1] == 0 && d[2] == 0,
+		 "GET of queue 3: data %#x %#x %#x, want 3 0 0", d[0], d[1],
+		 d[2]);
+	msg.queue = 0;
+	xnf_ctrl_req_data(&msg, 0x1234, d);
+	XT_CHECK(!d[0] && !d[1] && !d[2], "GET of queue 0: data %#x %#x %#x",
+		 d[0], d[1], d[2]);
+	for (k = 0; k < ARRAY_SIZE(table_types); k++) {
+		msg.type = table_types[k];
+		msg.queue = 1;
+		msg.first = 512;
+		msg.count = 300;
+		memset(d, 0xa5, sizeof(d));
+		xnf_ctrl_req_data(&msg, 0x1234, d);
+		XT_CHECK(d[0] == 1 && d[1] == 0x1234 && d[2] == 300,
+			 "type %u of queue 1, table gref 0x1234, 300 entries: data %#x %#x %#x, want 1 0x1234 300",
+			 msg.type, d[0], d[1], d[2]);
+		for (i = 0; i < 1000 && !xt_failed; i++) {
+			u32 q = xt_below(64), ref = xt_rand(), n = 1 + xt_below(512);
+
+			msg.queue = q;
+			msg.count = n;
+			xnf_ctrl_req_data(&msg, ref, d);
+			XT_CHECK(d[0] == q && d[1] == ref && d[2] == n,
+				 "type %u queue %u gref %#x count %u: data %#x %#x %#x",
+				 msg.type, q, ref, n, d[0], d[1], d[2]);
+		}
+	}
+	msg.type = 0;
+	xnf_ctrl_req_data(&msg, 0x1234, d);
+	XT_CHECK(!d[0] && !d[1] && !d[2], "no request: data not zero");
+}
+
+/*
+ * A fake backend that follows io/netif.h answers the negotiation of
+ * several queues, reading each request only through its data words
+ * (xnf_ctrl_req_data()) and the table page: GET_GREF_MAPPING_SIZE with a
+ * queue index out of range or data[1]/data[2] not zero, or an ADD/DEL
+ * naming another page than the table's or a count beyond it, is
+ * INVALID_PARAMETER.  It supports static grants or not, offers each queue
+ * some table size, may refuse a queue's k-th ADD or any DEL, may release
+ * fewer than asked; the driver side negotiates queue by queue as
+ * xnf_ctrl_work() does, then stops as xnf_ctrl_unmap() does.  Checked:
+ * one request at a time, each naming its queue; a queue's ADDs cover its
+ * grefs in order exactly once, its tx grefs read-only; a queue ends
+ * MAPPED exactly when the backend offered it room and accepted every
+ * ADD; NOT_SUPPORTED stops at the first GET; what was added is deleted,
+ * whether on refusal or on stop.
+ */
+#define NT_NQ		4
+#define NT_MAXG		1200
+#define NT_TBL_REF	0x2345U
+
+struct nt_fq {
 	unsigned int max;
 	int refuse_add;		/* index of the ADD to refuse, -1: none */
 	bool refuse_del;
 	bool short_del;
-	/* what the backend holds mapped, as a bitmap over gref indexes */
-	unsigned char mapped[4096];
+	unsigned int adds;
+	unsigned int held;
+	/* what the backend holds mapped, by gref index in the queue */
+	unsigned char mapped[NT_MAXG];
 };
+
+struct nt_fake {
+	bool supported;
+	unsigned int nq;
+	unsigned int requests;
+	struct nt_fq q[NT_NQ];
+};
+
+/* the driver side of one queue: its grefs, the tx pool's first */
+struct nt_dq {
+	u32 grefs[NT_MAXG];
+	unsigned int n;
+	unsigned int nr_ro;
+	struct xnf_pg pg;
+};
+
+static u32 nt_gref(unsigned int q, unsigned int i)
+{
+	return 100000U * (q + 1) + 3 * i;
+}
+
+/* The backend's answer to one request: only data[] and the table. */
+static void nt_backend(struct nt_fake *f, u8 type, const u32 *data,
+		       const struct xnf_gref *tbl, u32 *status, u32 *rdata)
+{
+	u32 q = data[0], count = data[2];
+	struct nt_fq *fq;
+	unsigned int i, idx;
+
+	*status = XNF_CTRL_STATUS_SUCCESS;
+	*rdata = 0;
+	f->requests++;
+	if (!f->supported) {
+		*status = XNF_CTRL_STATUS_NOT_SUPPORTED;
+		return;
+	}
+	if (q >= f->nq) {
+		*status = XNF_CTRL_STATUS_INVALID_PARAMETER;
+		return;
+	}
+	fq = &f->q[q];
+	switch (type) {
+	case XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE:
+		if (data[1] || data[2])
+			*status = XNF_CTRL_STATUS_INVALID_PARAMETER;
+		else
+			*rdata = fq->max;
+		return;
+	case XNF_CTRL_TYPE_ADD_GREF_MAPPING:
+		if (data[1] != NT_TBL_REF || !count ||
+		    count > XNF_GREFS_PER_PAGE ||
+		    (int)fq->adds++ == fq->refuse_add) {
+			*status = XNF_CTRL_STATUS_INVALID_PARAMETER;
+			return;
+		}
+		for (i = 0; i < count; i++) {
+			idx = (tbl[i].ref - nt_gref(q, 0)) / 3;
+			XT_EXPECT(tbl[i].ref == nt_gref(q, idx) && idx < NT_MAXG,
+				  "ADD of queue %u: gref %u not its own", q,
+				  tbl[i].ref);
+			if (idx >= NT_MAXG)
+				return;
+			XT_EXPECT(!fq->mapped[idx], "queue %u gref %u added twice",
+				  q, idx);
+			fq->mapped[idx] = 1;
+			fq->held++;
+		}
+		return;
+	case XNF_CTRL_TYPE_DEL_GREF_MAPPING:
+		if (data[1] != NT_TBL_REF || !count ||
+		    count > XNF_GREFS_PER_PAGE || fq->refuse_del) {
+			*status = XNF_CTRL_STATUS_INVALID_PARAMETER;
+			return;
+		}
+		for (i = 0; i < count; i++) {
+			idx = (tbl[i].ref - nt_gref(q, 0)) / 3;
+			if (idx >= NT_MAXG || !fq->mapped[idx]) {
+				XT_EXPECT(0, "queue %u: gref %u deleted unmapped",
+					  q, tbl[i].ref);
+				return;
+			}
+			fq->mapped[idx] = 0;
+			fq->held--;
+		}
+		*rdata = count - (fq->short_del ? 1 : 0);
+		return;
+	default:
+		XT_EXPECT(0, "unknown request %u", type);
+		*status = XNF_CTRL_STATUS_NOT_SUPPORTED;
+	}
+}
+
+/* Send @msg for @dq and feed the answers back until nothing is left. */
+static int nt_run(struct nt_fake *f, struct nt_dq *dq, struct xnf_pg_msg *msg,
+		  u16 *id)
+{
+	static struct xnf_gref tbl[XNF_GREFS_PER_PAGE];
+	u32 data[XNF_CTRL_DATA_WORDS], status, rdata;
+	unsigned int i, steps = 0;
+	int rc = 0;
+
+	while (msg->type && steps++ < 100 && !xt_failed) {
+		XT_EXPECT(dq->pg.type == msg->type && dq->pg.id == *id,
+			  "outstanding request not recorded");
+		XT_EXPECT(msg->queue == dq->pg.queue, "request of queue %u for %u",
+			  msg->queue, dq->pg.queue);
+		memset(tbl, 0xee, sizeof(tbl));
+		if (msg->type != XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE) {
+			XT_EXPECT(msg->count >= 1 && msg->count <= 512 &&
+				  msg->first + msg->count <= dq->n,
+				  "queue %u: %u+%u of %u", msg->queue,
+				  msg->first, msg->count, dq->n);
+			/* as xnf_ctrl_table() */
+			for (i = 0; i < msg->count; i++)
+				xnf_gref_table_fill(&tbl[i], 1, dq->grefs, dq->n,
+						    msg->first + i,
+						    msg->first + i < dq->nr_ro);
+			for (i = 0; i < msg->count; i++)
+				XT_EXPECT(!!(tbl[i].flags & XNF_GREF_READONLY) ==
+					  (msg->first + i < dq->nr_ro),
+					  "queue %u entry %u: flags %#x",
+					  msg->queue, msg->first + i,
+					  tbl[i].flags);
+		}
+		xnf_ctrl_req_data(msg, NT_TBL_REF, data);
+		nt_backend(f, msg->type, data, tbl, &status, &rdata);
+		rc = xnf_pg_response(&dq->pg, *id, msg->type, status, rdata,
+				     *id + 1, msg);
+		++*id;
+	}
+	XT_EXPECT(steps < 100, "no end");
+	return rc;
+}
 
 static void nt_pg_case(void)
 {
-	struct nt_fake f = { 0 };
-	struct xnf_pg pg;
+	static struct nt_fake f;
+	static struct nt_dq dq[NT_NQ];
 	struct xnf_pg_msg msg;
-	unsigned int n = xt_below(3000), adds = 0, i, steps = 0, held = 0;
+	unsigned int q, i, asked = 0;
+	int rc[NT_NQ] = { 0 };
+	bool stopped = false;
 	u16 id = 1;
-	int rc = 0;
 
+	memset(&f, 0, sizeof(f));
 	f.supported = xt_below(4) != 0;
-	f.max = xt_below(3) ? n + xt_below(100) : xt_below(n + 1);
-	f.refuse_add = xt_below(4) ? -1 : (int)xt_below(8);
-	f.refuse_del = !xt_below(8);
-	f.short_del = !xt_below(8);
-	xnf_pg_start(&pg, n, id, &msg);
-	while (msg.type && steps++ < 100) {
-		u32 status = XNF_CTRL_STATUS_SUCCESS, data = 0;
+	f.nq = 1 + xt_below(NT_NQ);
+	for (q = 0; q < f.nq; q++) {
+		struct nt_fq *fq = &f.q[q];
 
-		XT_CHECK(pg.type == msg.type && pg.id == id,
-			 "outstanding request not recorded");
-		switch (msg.type) {
-		case XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE:
-			if (!f.supported)
-				status = XNF_CTRL_STATUS_NOT_SUPPORTED;
-			data = f.supported ? f.max : 0;
-			break;
-		case XNF_CTRL_TYPE_ADD_GREF_MAPPING:
-			XT_CHECK(msg.first == (unsigned int)adds * 512 &&
-				 msg.count >= 1 && msg.count <= 512 &&
-				 msg.first + msg.count <= n,
-				 "ADD %u: %u+%u of %u", adds, msg.first,
-				 msg.count, n);
-			if ((int)adds++ == f.refuse_add) {
-				status = XNF_CTRL_STATUS_INVALID_PARAMETER;
-				break;
-			}
-			for (i = msg.first; i < msg.first + msg.count; i++) {
-				XT_CHECK(!f.mapped[i], "gref %u added twice", i);
-				f.mapped[i] = 1;
-				held++;
-			}
-			break;
-		case XNF_CTRL_TYPE_DEL_GREF_MAPPING:
-			XT_CHECK(msg.count >= 1 && msg.count <= 512, "DEL count");
-			if (f.refuse_del) {
-				status = XNF_CTRL_STATUS_INVALID_PARAMETER;
-				break;
-			}
-			for (i = msg.first; i < msg.first + msg.count; i++) {
-				XT_CHECK(f.mapped[i], "gref %u deleted unmapped", i);
-				f.mapped[i] = 0;
-				held--;
-			}
-			data = msg.count - (f.short_del ? 1 : 0);
-			break;
-		default:
-			XT_CHECK(0, "unknown request %u", msg.type);
-		}
-		rc = xnf_pg_response(&pg, id, msg.type, status, data, id + 1,
-				     &msg);
-		id++;
-		if (!msg.type && pg.state == XNF_PG_MAPPED)
-			xnf_pg_stop(&pg, id, &msg);
+		dq[q].n = xt_below(3) ? 1 + xt_below(NT_MAXG) : xt_below(4) * 256;
+		dq[q].nr_ro = xt_below(dq[q].n + 1);
+		for (i = 0; i < dq[q].n; i++)
+			dq[q].grefs[i] = nt_gref(q, i);
+		fq->max = xt_below(3) ? dq[q].n + xt_below(100) :
+			  xt_below(dq[q].n + 1);
+		fq->refuse_add = xt_below(4) ? -1 : (int)xt_below(4);
+		fq->refuse_del = !xt_below(8);
+		fq->short_del = !xt_below(8);
 	}
-	XT_CHECK(steps < 100, "no end");
-	if (!f.supported || f.max < n || !n) {
-		XT_CHECK(pg.state == XNF_PG_OFF && !held && !adds,
-			 "n %u max %u supported %d: state %u held %u adds %u",
-			 n, f.max, f.supported, pg.state, held, adds);
+	/* connect: queue by queue, as xnf_ctrl_work() */
+	for (q = 0; q < f.nq && !stopped; q++) {
+		xnf_pg_start(&dq[q].pg, q, dq[q].n, id, &msg);
+		rc[q] = nt_run(&f, &dq[q], &msg, &id);
+		XT_BAIL();
+		asked++;
+		stopped = xnf_pg_unsupported(&dq[q].pg);
+	}
+	if (!f.supported) {
+		/* a queue without grefs asks nothing; the first that asks stops */
+		for (i = 0; i < f.nq && !dq[i].n; i++)
+			;
+		XT_CHECK(f.requests == (i < f.nq) && stopped == (i < f.nq) &&
+			 asked == (i < f.nq ? i + 1 : f.nq),
+			 "NOT_SUPPORTED: %u requests, %u of %u queues asked",
+			 f.requests, asked, f.nq);
+		for (q = 0; q < asked; q++)
+			XT_CHECK(dq[q].pg.state == XNF_PG_OFF, "queue %u: state %u",
+				 q, dq[q].pg.state);
 		return;
 	}
-	/* everything added is deleted again, unless the backend refused */
-	if (f.refuse_del || f.short_del) {
-		XT_CHECK(pg.state == XNF_PG_OFF, "state %u", pg.state);
-		XT_CHECK(!held || rc == -EIO, "refused DEL not reported");
-	} else {
-		XT_CHECK(pg.state == XNF_PG_OFF && !held && !pg.mapped && !rc,
-			 "n %u: state %u, %u still mapped, rc %d", n, pg.state,
-			 held, rc);
+	XT_CHECK(!stopped && asked == f.nq, "supported: stopped after %u",
+		 asked);
+	for (q = 0; q < f.nq; q++) {
+		struct nt_fq *fq = &f.q[q];
+		bool want = dq[q].n && fq->max >= dq[q].n &&
+			    (fq->refuse_add < 0 ||
+			     (unsigned int)fq->refuse_add >= (dq[q].n + 511) / 512);
+
+		XT_CHECK((dq[q].pg.state == XNF_PG_MAPPED) == want,
+			 "queue %u of %u: n %u max %u refuse_add %d: state %u",
+			 q, f.nq, dq[q].n, fq->max, fq->refuse_add,
+			 dq[q].pg.state);
+		if (want)
+			XT_CHECK(fq->held == dq[q].n && dq[q].pg.mapped == dq[q].n,
+				 "queue %u: backend holds %u of %u", q, fq->held,
+				 dq[q].n);
+		else if (!fq->refuse_del && !fq->short_del)
+			XT_CHECK(!fq->held && dq[q].pg.state == XNF_PG_OFF,
+				 "queue %u refused: backend holds %u, state %u",
+				 q, fq->held, dq[q].pg.state);
+	}
+	/* unbind: each mapped queue deleted, as xnf_ctrl_unmap() */
+	for (q = 0; q < f.nq; q++) {
+		if (dq[q].pg.state != XNF_PG_MAPPED)
+			continue;
+		xnf_pg_stop(&dq[q].pg, id, &msg);
+		XT_CHECK(msg.type == XNF_CTRL_TYPE_DEL_GREF_MAPPING &&
+			 msg.queue == q, "stop of queue %u: type %u queue %u",
+			 q, msg.type, msg.queue);
+		rc[q] = nt_run(&f, &dq[q], &msg, &id);
+		XT_BAIL();
+	}
+	for (q = 0; q < f.nq; q++) {
+		struct nt_fq *fq = &f.q[q];
+
+		XT_CHECK(dq[q].pg.state == XNF_PG_OFF, "queue %u: state %u", q,
+			 dq[q].pg.state);
+		if (fq->refuse_del || fq->short_del)
+			XT_CHECK(!fq->held || rc[q] == -EIO,
+				 "queue %u: refused DEL not reported", q);
+		else
+			XT_CHECK(!fq->held && !dq[q].pg.mapped && !rc[q],
+				 "queue %u: %u still mapped, rc %d", q, fq->held,
+				 rc[q]);
 	}
 }
 
@@ -384,26 +595,42 @@ static void test_pg(void)
 	unsigned int i;
 
 	/* no grefs: nothing to negotiate */
-	xnf_pg_start(&pg, 0, 1, &msg);
-	XT_CHECK(!msg.type && pg.state == XNF_PG_OFF, "empty pool");
+	xnf_pg_start(&pg, 0, 0, 1, &msg);
+	XT_CHECK(!msg.type && pg.state == XNF_PG_OFF &&
+		 !xnf_pg_unsupported(&pg), "empty pool");
 	/* a response to nothing, or out of turn: the backend is broken */
 	XT_CHECK(xnf_pg_response(&pg, 1, XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE,
 				 0, 10, 2, &msg) == -EPROTO &&
 		 pg.state == XNF_PG_BROKEN, "response to nothing");
-	xnf_pg_start(&pg, 100, 5, &msg);
+	xnf_pg_start(&pg, 0, 100, 5, &msg);
 	XT_CHECK(xnf_pg_response(&pg, 6, msg.type, 0, 1000, 7, &msg) ==
 		 -EPROTO && pg.state == XNF_PG_BROKEN, "wrong id");
-	xnf_pg_start(&pg, 100, 5, &msg);
+	xnf_pg_start(&pg, 0, 100, 5, &msg);
 	XT_CHECK(xnf_pg_response(&pg, 5, XNF_CTRL_TYPE_ADD_GREF_MAPPING, 0,
 				 1000, 7, &msg) == -EPROTO, "wrong type");
-	xnf_pg_start(&pg, 100, 5, &msg);
+	xnf_pg_start(&pg, 0, 100, 5, &msg);
 	XT_CHECK(xnf_pg_response(&pg, 5, msg.type, 9, 1000, 7, &msg) ==
 		 -EPROTO, "unknown status");
-	/* a backend with room for 100: one ADD, mapped */
-	xnf_pg_start(&pg, 100, 5, &msg);
+	/* NOT_SUPPORTED: per packet, and no other queue need ask */
+	xnf_pg_start(&pg, 0, 100, 5, &msg);
+	XT_CHECK(!xnf_pg_response(&pg, 5, msg.type,
+				  XNF_CTRL_STATUS_NOT_SUPPORTED, 0, 6, &msg) &&
+		 !msg.type && pg.state == XNF_PG_OFF &&
+		 xnf_pg_unsupported(&pg), "not supported");
+	/* INVALID_PARAMETER (a queue out of range): this queue only */
+	xnf_pg_start(&pg, 7, 100, 5, &msg);
+	XT_CHECK(!xnf_pg_response(&pg, 5, msg.type,
+				  XNF_CTRL_STATUS_INVALID_PARAMETER, 0, 6,
+				  &msg) && !msg.type && pg.state == XNF_PG_OFF &&
+		 !xnf_pg_unsupported(&pg), "invalid parameter");
+	/* a backend with room for 100 in queue 2: one ADD, mapped */
+	xnf_pg_start(&pg, 2, 100, 5, &msg);
+	XT_CHECK(msg.type == XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE &&
+		 msg.queue == 2, "GET of queue 2");
 	XT_CHECK(!xnf_pg_response(&pg, 5, msg.type, 0, 100, 6, &msg) &&
 		 msg.type == XNF_CTRL_TYPE_ADD_GREF_MAPPING && msg.first == 0 &&
-		 msg.count == 100 && pg.state == XNF_PG_ADDING, "sized");
+		 msg.count == 100 && msg.queue == 2 &&
+		 pg.state == XNF_PG_ADDING, "sized");
 	XT_CHECK(!xnf_pg_response(&pg, 6, msg.type, 0, 0, 7, &msg) &&
 		 !msg.type && pg.state == XNF_PG_MAPPED, "mapped");
 	XT_CHECK(xnf_pg_response(&pg, 6, XNF_CTRL_TYPE_ADD_GREF_MAPPING, 0, 0,
@@ -419,6 +646,7 @@ static const struct xt_case nt_cases[] = {
 	{ "net_rx_rsp", test_rx_rsp },
 	{ "net_rx_extra", test_rx_extra },
 	{ "net_gref_table", test_gref_table },
+	{ "net_ctrl_req_data", test_ctrl_req_data },
 	{ "net_pg", test_pg },
 };
 
