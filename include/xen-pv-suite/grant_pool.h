@@ -18,6 +18,9 @@
  *
  * Backend side: a cache of mapped grants keyed by (domid, gref) with a
  * hard cap on mapped entries per device and LRU purge of idle entries.
+ * A referenced entry is never purged or evicted: a backend with
+ * persistent grants keeps the reference of each map as a pin and ends
+ * it with xgp_back_put() and xgp_back_unmap_grefs().
  *
  * Statistics: /sys/kernel/debug/xen-grant-pool/<name>/stats.
  */
@@ -77,6 +80,9 @@ struct xgp_back_entry *xgp_back_lookup(struct xgp_back_cache *cache,
 int xgp_back_map(struct xgp_back_cache *cache, const grant_ref_t *grefs,
 		 unsigned int n, struct xgp_back_entry **out, bool readonly);
 void xgp_back_put(struct xgp_back_cache *cache, struct xgp_back_entry *entry);
+unsigned int xgp_back_unmap_grefs(struct xgp_back_cache *cache,
+				  const grant_ref_t *grefs, unsigned int n,
+				  int *status);
 unsigned int xgp_back_purge(struct xgp_back_cache *cache, unsigned int nr);
 void xgp_back_cache_stats(struct xgp_back_cache *cache,
 			  struct xgp_back_stats *out);

@@ -254,7 +254,13 @@ struct xgp_back_ops {
 			      unsigned int n);
 };
 
-/* Counters of a backend cache; the gauges are filled by the snapshot. */
+/*
+ * Counters of a backend cache; the gauges are filled by the snapshot.
+ * @purges, @evictions and @unmaps count entries that left the cache by
+ * purge, by eviction under the cap and by targeted unmap; @unmapped and
+ * @unmap_failures what the environment then did with them.  @unmap_busy
+ * counts targeted unmaps refused because the entry was referenced.
+ */
 struct xgp_back_stats {
 	u64 hits;
 	u64 misses;
@@ -267,6 +273,8 @@ struct xgp_back_stats {
 	u64 dup_maps;
 	u64 bad_puts;
 	u64 unmapped;
+	u64 unmaps;
+	u64 unmap_busy;
 	/* gauges */
 	u64 mapped;
 	u64 idle;
@@ -310,6 +318,8 @@ int xgp_back_core_map(struct xgp_back_core *c, const u32 *grefs,
 		      bool readonly);
 int xgp_back_core_put(struct xgp_back_core *c, struct xgp_back_entry *e);
 unsigned int xgp_back_core_purge(struct xgp_back_core *c, unsigned int nr);
+unsigned int xgp_back_core_unmap(struct xgp_back_core *c, const u32 *grefs,
+				 unsigned int n, int *status);
 void xgp_back_core_stats(struct xgp_back_core *c,
 			 struct xgp_back_stats *out);
 

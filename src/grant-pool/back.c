@@ -264,10 +264,17 @@ EXPORT_SYMBOL_GPL(xgp_back_lookup);
  *
  * Cached grants are reused, the others are mapped in one batch.  If the
  * cap would be exceeded, least recently used idle entries are unmapped
- * first; in-use entries never are.  All or nothing: on error no
- * reference is held and @out is all NULL.  May sleep (process context).
+ * first; in-use entries never are, so a reference kept as a pin keeps
+ * its entry mapped until it is put.  All or nothing: on error no
+ * reference is held and @out is all NULL.  @grefs must not name a gref
+ * twice: such a call is refused with -EINVAL, nothing looked up or
+ * mapped, so the @out entries of a successful call are all distinct,
+ * each with one reference of its own.  A gref already cached (mapped by
+ * an earlier call, or concurrently) is a hit: the same entry, one more
+ * reference.  May sleep (process context).
  *
- * Return: 0, -EINVAL, -EACCES (write through a read-only mapping),
+ * Return: 0, -EINVAL (bad arguments or a gref listed twice), -EACCES
+ * (write through a read-only mapping),
  * -ENOSPC (cap reached by in-use entries), -ENOMEM or -EIO.
  */
 int xgp_back_map(struct xgp_back_cache *cache, const grant_ref_t *grefs,
@@ -292,6 +299,40 @@ void xgp_back_put(struct xgp_back_cache *cache, struct xgp_back_entry *entry)
 				   cache->name);
 }
 EXPORT_SYMBOL_GPL(xgp_back_put);
+
+/**
+ * xgp_back_unmap_grefs - unmap listed grants now, unless in use
+ * @cache: cache
+ * @grefs: grant references of the frontend domain
+ * @n: number of grefs; any number (the list is walked in small batches)
+ * @status: NULL, or one int per gref: 0 (unmapped), -ENOENT (not mapped
+ *	in this cache) or -EBUSY (it still has references: left mapped and
+ *	unchanged, still found by lookup)
+ *
+ * For a backend that pins persistent grants (netif ADD/DEL_GREF_MAPPING):
+ * it keeps the reference xgp_back_map() gave it for as long as the
+ * frontend's registration lasts, so the entry is never purged or
+ * evicted; to end one it drops that pin with xgp_back_put() and then
+ * unmaps the gref here.  -EBUSY then means another user (the data path)
+ * holds a transient reference at that instant; retry later.
+ *
+ * The list is taken in order and each status tells what that gref found:
+ * a gref listed again after it was unmapped gets -ENOENT (one that is
+ * still referenced gets -EBUSY again).  The unmaps go to the hypervisor
+ * in batches.  An unmap the hypervisor refuses is logged, its page
+ * leaked (never reused) and counted in unmap_failures; the entry has
+ * left the cache all the same and its status is 0.  May sleep.
+ *
+ * Return: the number of grefs unmapped (status 0).
+ */
+unsigned int xgp_back_unmap_grefs(struct xgp_back_cache *cache,
+				  const grant_ref_t *grefs, unsigned int n,
+				  int *status)
+{
+	might_sleep();
+	return xgp_back_core_unmap(&cache->core, grefs, n, status);
+}
+EXPORT_SYMBOL_GPL(xgp_back_unmap_grefs);
 
 /**
  * xgp_back_purge - unmap idle entries, least recently used first

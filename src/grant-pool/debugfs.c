@@ -38,8 +38,9 @@ static const struct xgp_stat_key xgp_back_keys[] = {
 	XGP_BKEY(hits), XGP_BKEY(misses), XGP_BKEY(inserts),
 	XGP_BKEY(purges), XGP_BKEY(evictions), XGP_BKEY(map_failures),
 	XGP_BKEY(unmap_failures), XGP_BKEY(cap_rejects), XGP_BKEY(dup_maps),
-	XGP_BKEY(bad_puts), XGP_BKEY(unmapped), XGP_BKEY(mapped),
-	XGP_BKEY(idle), XGP_BKEY(in_use), XGP_BKEY(cap),
+	XGP_BKEY(bad_puts), XGP_BKEY(unmapped), XGP_BKEY(unmaps),
+	XGP_BKEY(unmap_busy), XGP_BKEY(mapped), XGP_BKEY(idle),
+	XGP_BKEY(in_use), XGP_BKEY(cap),
 };
 
 static DEFINE_MUTEX(xgp_registry_lock);	/* protects both lists */

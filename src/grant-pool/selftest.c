@@ -8,7 +8,9 @@
  * command as one line of space separated key=value pairs, starting with
  * "ok" or "error".  Commands:
  *   front <domid> <nr_slots>   grant, fill with the pattern, hold
- *   back <domid> <g0,g1,...>   map, verify against the pattern, cache
+ *   back <domid> <g0,g1,...>   map, verify against the pattern, cache;
+ *                              check a targeted unmap (busy, unmapped,
+ *                              listed twice, unknown) and map it again
  *   back-release               unmap and destroy the selftest cache
  *   front-release              revoke (checked) and destroy the pool
  * The lab runs "front" in a guest and "back" in its backend domain.
@@ -301,6 +303,86 @@ static int xgp_st_back_verify(u32 *grefs, unsigned int n,
 	return 0;
 }
 
+/* A gref the list does not name: the cache has never seen it. */
+static u32 xgp_st_unknown_gref(const u32 *grefs, unsigned int n)
+{
+	u32 g = 1;
+
+	while (xgp_st_gref_in(g, grefs, n))
+		g++;
+	return g;
+}
+
+/*
+ * With every entry still referenced: a map naming a gref twice is
+ * refused, and a targeted unmap of a referenced entry is too (-EBUSY),
+ * leaving it mapped and found.
+ */
+static int xgp_st_back_busy(u32 *grefs, unsigned int n,
+			    struct xgp_back_entry **e)
+{
+	struct xgp_back_entry *dup[2] = { NULL, NULL }, *again;
+	u32 twice[2] = { grefs[0], grefs[0] };
+	int st = 0;
+
+	if (xgp_back_map(xgp_st_cache, twice, 2, dup, true) != -EINVAL) {
+		xgp_st_back_put(dup, 2);
+		return xgp_st_error(-EIO, "dup-map");
+	}
+	if (xgp_back_unmap_grefs(xgp_st_cache, grefs, 1, &st) || st != -EBUSY) {
+		xgp_st_set("error reason=unmap-busy status=%d", st);
+		return -EIO;
+	}
+	again = xgp_back_lookup(xgp_st_cache, grefs[0]);
+	if (again)
+		xgp_back_put(xgp_st_cache, again);
+	if (again != e[0] || xgp_pattern_check(e[0]->vaddr, 0) >= 0)
+		return xgp_st_error(-EIO, "unmap-busy-changed");
+	return 0;
+}
+
+/*
+ * With every entry idle: unmap the last gref (listed twice) and one the
+ * cache never saw; the hypervisor must accept the unmap.  Then map the
+ * gref again and verify it, so the cache ends as "back" left it.
+ */
+static int xgp_st_back_unmap(u32 *grefs, unsigned int n)
+{
+	u32 last = grefs[n - 1], list[3];
+	struct xgp_back_stats before, after;
+	struct xgp_back_entry *e;
+	int st[3], err;
+	unsigned int done;
+
+	list[0] = last;
+	list[1] = last;
+	list[2] = xgp_st_unknown_gref(grefs, n);
+	xgp_back_cache_stats(xgp_st_cache, &before);
+	done = xgp_back_unmap_grefs(xgp_st_cache, list, 3, st);
+	xgp_back_cache_stats(xgp_st_cache, &after);
+	if (done != 1 || st[0] || st[1] != -ENOENT || st[2] != -ENOENT) {
+		xgp_st_set("error reason=unmap done=%u status=%d,%d,%d",
+			   done, st[0], st[1], st[2]);
+		return -EIO;
+	}
+	if (after.unmaps != before.unmaps + 1 ||
+	    after.unmapped != before.unmapped + 1 ||
+	    after.unmap_failures != before.unmap_failures ||
+	    after.mapped != before.mapped - 1)
+		return xgp_st_error(-EIO, "unmap-stats");
+	e = xgp_back_lookup(xgp_st_cache, last);
+	if (e) {
+		xgp_back_put(xgp_st_cache, e);
+		return xgp_st_error(-EIO, "unmap-still-cached");
+	}
+	err = xgp_back_map(xgp_st_cache, &last, 1, &e, true);
+	if (err)
+		return xgp_st_error(err, "remap");
+	err = xgp_pattern_check(e->vaddr, n - 1) >= 0 ? -EIO : 0;
+	xgp_back_put(xgp_st_cache, e);
+	return err ? xgp_st_error(err, "remap-verify") : 0;
+}
+
 static int xgp_st_back_run(domid_t domid, u32 *grefs, unsigned int n,
 			   struct xgp_back_entry **e)
 {
@@ -315,7 +397,11 @@ static int xgp_st_back_run(domid_t domid, u32 *grefs, unsigned int n,
 	err = xgp_st_back_map(grefs, n, e, &misses);
 	if (!err)
 		err = xgp_st_back_verify(grefs, n, e, &hits);
+	if (!err)
+		err = xgp_st_back_busy(grefs, n, e);
 	xgp_st_back_put(e, n);
+	if (!err)
+		err = xgp_st_back_unmap(grefs, n);
 	if (err) {
 		xgp_back_cache_release(xgp_st_cache);
 		xgp_st_cache = NULL;
@@ -323,6 +409,7 @@ static int xgp_st_back_run(domid_t domid, u32 *grefs, unsigned int n,
 	}
 	xgp_st_set("ok mapped=%u verified=%u hits=%u misses=%u",
 		   n, n, hits, misses);
+	xgp_st_append(" unmap=1 unmap_busy=1 unmap_absent=2 remapped=1");
 	return 0;
 }
 

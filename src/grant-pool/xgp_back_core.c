@@ -9,7 +9,10 @@
  * request.  Entries in use by an in-flight request hold a reference and
  * are never purged; idle entries sit on an LRU list.  The number of
  * mapped entries has a hard cap: the guest chooses the grefs, and must
- * not be able to make this domain map unbounded memory.
+ * not be able to make this domain map unbounded memory.  A backend whose
+ * frontend registers grants for good (netif ADD/DEL_GREF_MAPPING) keeps
+ * the reference of each map as a pin, so the entry is never purged or
+ * evicted, and ends it with a targeted unmap of those grefs.
  */
 #include <xen-pv-suite/xgp_core.h>
 
@@ -181,6 +184,79 @@ unsigned int xgp_back_core_purge(struct xgp_back_core *c, unsigned int nr)
 	return n;
 }
 
+/*
+ * Detach the idle entries of @grefs onto @victims and set each status.
+ * Called locked.  Returns how many were detached.
+ */
+static unsigned int xgp_back_detach_grefs(struct xgp_back_core *c,
+					  const u32 *grefs, unsigned int n,
+					  int *status,
+					  struct list_head *victims)
+{
+	struct xgp_back_entry *e;
+	unsigned int i, done = 0;
+	int st;
+
+	for (i = 0; i < n; i++) {
+		e = xgp_back_find(c, grefs[i]);
+		if (!e) {
+			st = -ENOENT;
+		} else if (e->refs) {
+			c->stats.unmap_busy++;
+			st = -EBUSY;
+		} else {
+			list_move_tail(&e->lru, victims);
+			hlist_del_init(&e->hnode);
+			c->nr_idle--;
+			c->nr_mapped--;
+			done++;
+			st = 0;
+		}
+		if (status)
+			status[i] = st;
+	}
+	c->stats.unmaps += done;
+	return done;
+}
+
+/**
+ * xgp_back_core_unmap - unmap the idle entries of a list of grants now
+ * @c: cache
+ * @grefs: grant references of the cache's domain
+ * @n: number of grefs, any
+ * @status: NULL, or receives per gref 0 (unmapped), -ENOENT (not mapped
+ *	in this cache) or -EBUSY (referenced: left mapped and unchanged)
+ *
+ * The list is taken in order, XGP_BACK_UNMAP_BATCH grefs per lock hold,
+ * and each status tells what that gref found: a gref listed again after
+ * it was unmapped gets -ENOENT (one still referenced gets -EBUSY again).
+ * The entries found idle leave the cache under the lock and are
+ * unmapped outside it, in batches, as a purge does; an unmap the
+ * environment refuses still counts as unmapped here (its page is leaked
+ * and counted in unmap_failures).  May sleep (->unmap).
+ *
+ * Return: the number of entries unmapped (status 0).
+ */
+unsigned int xgp_back_core_unmap(struct xgp_back_core *c, const u32 *grefs,
+				 unsigned int n, int *status)
+{
+	unsigned int off, k, done = 0;
+	LIST_HEAD(victims);
+
+	if (!grefs)
+		return 0;
+	for (off = 0; off < n; off += k) {
+		k = min(n - off, (unsigned int)XGP_BACK_UNMAP_BATCH);
+		c->ops->lock(c->priv);
+		done += xgp_back_detach_grefs(c, grefs + off, k,
+					      status ? status + off : NULL,
+					      &victims);
+		c->ops->unlock(c->priv);
+		xgp_back_unmap_list(c, &victims);
+	}
+	return done;
+}
+
 static void xgp_back_drop_all(struct xgp_back_core *c,
 			      struct xgp_back_entry **out, unsigned int n)
 {
@@ -191,6 +267,32 @@ static void xgp_back_drop_all(struct xgp_back_core *c,
 			xgp_back_release(c, out[i]);
 		out[i] = NULL;
 	}
+}
+
+/* Bits of the on-stack filter of xgp_back_has_dup(): 128 bytes. */
+#define XGP_BACK_DUP_BITS	10
+
+/*
+ * Does @grefs name a gref twice?  A gref whose filter bit is already set
+ * is compared with the grefs before it, so a list without repeats costs
+ * about O(n); the worst case is O(n^2) with n <= XGP_BACK_MAX_BATCH.
+ */
+static bool xgp_back_has_dup(const u32 *grefs, unsigned int n)
+{
+	u64 seen[(1U << XGP_BACK_DUP_BITS) / 64] = { 0 };
+	unsigned int i, j;
+	u32 h;
+
+	for (i = 0; i < n; i++) {
+		h = (grefs[i] * 0x9E3779B1U) >> (32 - XGP_BACK_DUP_BITS);
+		if (seen[h / 64] & (1ULL << (h % 64))) {
+			for (j = 0; j < i; j++)
+				if (grefs[j] == grefs[i])
+					return true;
+		}
+		seen[h / 64] |= 1ULL << (h % 64);
+	}
+	return false;
 }
 
 /*
@@ -270,9 +372,9 @@ fail:
 
 /*
  * Phase 3, locked: insert what mapped, reference it in @out.  A gref
- * that appears twice, or was mapped concurrently, keeps the first
- * mapping and the duplicate goes to @dups.  Failed entries stay in
- * @fresh for freeing; inserted ones are cleared from it.
+ * mapped concurrently by another caller keeps the first mapping and
+ * ours goes to @dups.  Failed entries stay in @fresh for freeing;
+ * inserted ones are cleared from it.
  */
 static int xgp_back_commit(struct xgp_back_core *c, unsigned int n,
 			   struct xgp_back_entry **out,
@@ -323,9 +425,13 @@ static int xgp_back_commit(struct xgp_back_core *c, unsigned int n,
  *
  * Hits are served from the cache; misses are mapped in one batch.  All
  * or nothing: on error no reference is held and @out is all NULL, but
- * grants that did map stay cached (idle).  May sleep.
+ * grants that did map stay cached (idle).  @grefs naming a gref twice
+ * is refused with -EINVAL before anything is looked up or mapped, so
+ * each entry in @out is distinct and holds exactly one reference of this
+ * call.  May sleep.
  *
- * Return: 0, -EINVAL, -EACCES (write through a read-only entry),
+ * Return: 0, -EINVAL (bad arguments, or a gref listed twice), -EACCES
+ * (write through a read-only entry),
  * -ENOSPC (cap reached with no idle entry to evict), -ENOMEM, or the
  * first map error.
  */
@@ -343,6 +449,8 @@ int xgp_back_core_map(struct xgp_back_core *c, const u32 *grefs,
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		out[i] = NULL;
+	if (xgp_back_has_dup(grefs, n))
+		return -EINVAL;
 
 	c->ops->lock(c->priv);
 	nmiss = xgp_back_prepare(c, grefs, n, out, readonly, &victims);

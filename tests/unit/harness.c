@@ -178,6 +178,7 @@ static void fb_map(void *priv, struct xgp_back_entry **e, unsigned int n)
 
 	XT_EXPECT(!fb.locked, "map called with the lock held");
 	XT_EXPECT(n && n <= XGP_BACK_MAX_BATCH, "map batch of %u", n);
+	fb.map_calls++;
 	for (i = 0; i < n; i++) {
 		u32 g = e[i]->gref;
 
@@ -201,11 +202,18 @@ static unsigned int fb_unmap(void *priv, struct xgp_back_entry **e,
 	unsigned int i, failed = 0;
 
 	XT_EXPECT(!fb.locked, "unmap called with the lock held");
+	XT_EXPECT(n, "unmap batch of 0");
+	fb.unmap_calls++;
+	fb.unmap_max = max(fb.unmap_max, n);
 	for (i = 0; i < n; i++) {
 		u32 g = e[i]->gref;
 
+		if (fb.nr_unmap_log < FB_MAX_GREFS)
+			fb.unmap_log[fb.nr_unmap_log++] = g;
 		XT_EXPECT(!e[i]->refs, "unmapping gref %u in use (%u refs)",
 			  g, e[i]->refs);
+		XT_EXPECT(!e[i]->hnode.pprev, "unmapping gref %u still hashed",
+			  g);
 		XT_EXPECT(fb.mapped[g], "unmapping gref %u not mapped", g);
 		XT_EXPECT(xgp_pattern_check(e[i]->vaddr, g) < 0,
 			  "mapping of gref %u corrupted", g);

@@ -62,6 +62,11 @@ struct fake_back {
 	unsigned int mapped[FB_MAX_GREFS];	/* live mappings per gref */
 	unsigned int unmap_fail_in;
 	u32 next_handle;
+	unsigned int map_calls;		/* ->map calls */
+	unsigned int unmap_calls;	/* ->unmap calls */
+	unsigned int unmap_max;		/* largest ->unmap batch */
+	unsigned int nr_unmap_log;	/* entries in unmap_log */
+	u32 unmap_log[FB_MAX_GREFS];	/* grefs unmapped, in call order */
 };
 
 extern struct fake_back fb;
@@ -90,5 +95,9 @@ void test_back_cap(void);
 void test_back_lru_purge(void);
 void test_back_failures(void);
 void test_back_random(void);
+void test_back_dup_map(void);
+void test_back_pinned(void);
+void test_back_unmap(void);
+void test_back_unmap_batches(void);
 
 #endif /* XGP_TEST_HARNESS_H */

@@ -3,8 +3,9 @@
  * Copyright (C) 2026 xen-pv-suite developers
  *
  * Backend cache: hits and misses, the hard cap, LRU purge order, in-use
- * entries never purged, map failures, and a randomized run checked
- * against a reference model after every step.
+ * entries never purged, map failures, a gref listed twice in one map,
+ * pinned entries under cap pressure, targeted unmaps, and a randomized
+ * run checked against a reference model after every step.
  */
 #include "harness.h"
 
@@ -152,16 +153,6 @@ void test_back_failures(void)
 	xgp_shim_fail_alloc_in = 2;
 	XT_CHECK(!map1(40, false, &err) && err == -ENOMEM, "nomem 2: %d", err);
 
-	/* A gref twice in one batch is mapped once. */
-	{
-		const u32 d[2] = { 50, 50 };
-
-		XT_CHECK(!xgp_back_core_map(&bc, d, 2, e, false), "dup map");
-		XT_CHECK(e[0] == e[1] && e[0]->refs == 2 && fb.mapped[50] == 1,
-			 "duplicate mapped twice");
-		xgp_back_core_put(&bc, e[0]);
-		xgp_back_core_put(&bc, e[1]);
-	}
 	XT_CHECK(xgp_back_core_map(&bc, g, 0, e, false) == -EINVAL, "n 0");
 	XT_CHECK(xgp_back_core_map(&bc, g, XGP_BACK_MAX_BATCH + 1, e, false) ==
 		 -EINVAL, "n too big");
@@ -169,6 +160,257 @@ void test_back_failures(void)
 	back_drain();
 	xgp_back_core_stats(&bc, &st);
 	XT_CHECK(st.unmap_failures == 1, "unmap failure not counted");
+}
+
+/* A gref named twice in one map call: -EINVAL, nothing looked up or mapped. */
+void test_back_dup_map(void)
+{
+	static u32 big[XGP_BACK_MAX_BATCH];
+	static struct xgp_back_entry *out[XGP_BACK_MAX_BATCH];
+	const u32 d[2] = { 50, 50 }, h[3] = { 60, 61, 60 };
+	struct xgp_back_entry *e[3], *x;
+	struct xgp_back_stats before, after;
+	unsigned int i;
+	int err;
+
+	back_setup(2 * XGP_BACK_MAX_BATCH);
+	e[0] = (void *)&bc;	/* must be cleared on error */
+	e[1] = e[0];
+	XT_CHECK(xgp_back_core_map(&bc, d, 2, e, false) == -EINVAL,
+		 "duplicate miss accepted");
+	XT_CHECK(!e[0] && !e[1], "out not cleared");
+	XT_CHECK(!fb.map_calls && !fb.mapped[50] && !bc.nr_mapped,
+		 "a refused batch mapped something");
+
+	/* A cached gref twice: refused, no reference taken. */
+	XT_CHECK((x = map1(60, false, &err)), "map 60");
+	xgp_back_core_put(&bc, x);
+	xgp_back_core_stats(&bc, &before);
+	XT_CHECK(xgp_back_core_map(&bc, h, 3, e, false) == -EINVAL,
+		 "duplicate hit accepted");
+	xgp_back_core_stats(&bc, &after);
+	XT_CHECK(!x->refs && after.idle == 1 && !fb.mapped[61] &&
+		 after.hits == before.hits && after.misses == before.misses,
+		 "refused batch changed the cache");
+
+	/* The filter: the same gref first and last of a full batch ... */
+	for (i = 0; i < XGP_BACK_MAX_BATCH; i++)
+		big[i] = 100 + i;
+	big[XGP_BACK_MAX_BATCH - 1] = big[0];
+	XT_CHECK(xgp_back_core_map(&bc, big, XGP_BACK_MAX_BATCH, out, true) ==
+		 -EINVAL, "far duplicate accepted");
+	/* ... and a full batch of distinct grefs, many sharing filter bits. */
+	for (i = 0; i < XGP_BACK_MAX_BATCH; i++)
+		big[i] = 100 + 3 * i;
+	XT_CHECK(!xgp_back_core_map(&bc, big, XGP_BACK_MAX_BATCH, out, true),
+		 "distinct batch refused");
+	for (i = 0; i < XGP_BACK_MAX_BATCH; i++) {
+		XT_CHECK(out[i] && out[i]->gref == big[i] && out[i]->refs == 1,
+			 "entry %u", i);
+		xgp_back_core_put(&bc, out[i]);
+	}
+	back_drain();
+}
+
+/*
+ * Pins: references a backend keeps while a frontend's registration lasts.
+ * Cap pressure and purges never touch them; ending one is put + unmap.
+ */
+void test_back_pinned(void)
+{
+	const u32 pins[3] = { 7, 8, 9 };
+	struct xgp_back_entry *p[3], *x;
+	struct xgp_back_stats st;
+	u32 handle[3];
+	unsigned int i, round;
+	int err, status;
+
+	back_setup(4);
+	XT_CHECK(!xgp_back_core_map(&bc, pins, 3, p, true), "pin");
+	for (i = 0; i < 3; i++)
+		handle[i] = p[i]->handle;
+	for (round = 0; round < 200; round++) {
+		x = map1(100 + round, false, &err);
+		XT_CHECK(x, "round %u: %d", round, err);
+		xgp_back_core_put(&bc, x);
+		if (round % 7 == 0)
+			xgp_back_core_purge(&bc, UINT_MAX);
+	}
+	xgp_back_core_purge(&bc, UINT_MAX);
+	xgp_back_core_stats(&bc, &st);
+	XT_CHECK(st.evictions >= 150 && st.mapped == 3 && st.in_use == 3 &&
+		 fb.maps_live == 3, "evictions %llu mapped %llu",
+		 st.evictions, st.mapped);
+	for (i = 0; i < 3; i++) {
+		x = xgp_back_core_lookup(&bc, pins[i]);
+		XT_CHECK(x == p[i] && fb.mapped[pins[i]] == 1 &&
+			 x->handle == handle[i] &&
+			 xgp_pattern_check(x->vaddr, pins[i]) < 0,
+			 "pin %u lost or remapped", pins[i]);
+		xgp_back_core_put(&bc, x);
+	}
+	/* The cap full of pins and one in-flight entry: nothing to evict. */
+	XT_CHECK((x = map1(500, false, &err)), "last free place");
+	XT_CHECK(!map1(501, false, &err) && err == -ENOSPC, "over the cap");
+	xgp_back_core_put(&bc, x);
+
+	/* A pin cannot be unmapped; put first, then it can. */
+	XT_CHECK(xgp_back_core_unmap(&bc, &pins[0], 1, &status) == 0 &&
+		 status == -EBUSY && fb.mapped[7] == 1, "pinned unmapped");
+	xgp_back_core_put(&bc, p[0]);
+	XT_CHECK(xgp_back_core_unmap(&bc, &pins[0], 1, &status) == 1 &&
+		 !status && !fb.mapped[7], "unpinned not unmapped");
+	xgp_back_core_put(&bc, p[1]);
+	xgp_back_core_put(&bc, p[2]);
+	back_drain();
+}
+
+void test_back_unmap(void)
+{
+	const u32 g[5] = { 1, 2, 3, 4, 5 }, del[6] = { 2, 4, 9, 2, 3, 4 };
+	const int want[6] = { 0, -EBUSY, -ENOENT, -ENOENT, 0, -EBUSY };
+	struct xgp_back_entry *e[5], *x;
+	struct xgp_back_stats st;
+	int status[6], err;
+	unsigned int i;
+	u32 one;
+
+	back_setup(16);
+	XT_CHECK(!xgp_back_core_map(&bc, g, 5, e, false), "map");
+	/* 1, 2, 3 idle (LRU 3 1 2); 4 and 5 in use. */
+	xgp_back_core_put(&bc, e[2]);
+	xgp_back_core_put(&bc, e[0]);
+	xgp_back_core_put(&bc, e[1]);
+	for (i = 0; i < 6; i++)
+		status[i] = 12345;
+	XT_CHECK(xgp_back_core_unmap(&bc, del, 6, status) == 2, "unmapped");
+	for (i = 0; i < 6; i++)
+		XT_CHECK(status[i] == want[i], "status[%u] = %d, want %d",
+			 i, status[i], want[i]);
+	/* ->unmap saw exactly 2 and 3, in list order, in one batch. */
+	XT_CHECK(fb.unmap_calls == 1 && fb.nr_unmap_log == 2 &&
+		 fb.unmap_log[0] == 2 && fb.unmap_log[1] == 3,
+		 "unmap calls %u, entries %u", fb.unmap_calls, fb.nr_unmap_log);
+	XT_CHECK(!fb.mapped[2] && !fb.mapped[3] && fb.mapped[1] &&
+		 fb.mapped[4] && fb.mapped[5] && !fb.locked, "fake state");
+	xgp_back_core_stats(&bc, &st);
+	XT_CHECK(st.unmaps == 2 && st.unmap_busy == 2 && st.unmapped == 2 &&
+		 !st.unmap_failures && !st.purges && st.mapped == 3 &&
+		 st.idle == 1 && st.in_use == 2,
+		 "unmaps %llu busy %llu unmapped %llu mapped %llu idle %llu",
+		 st.unmaps, st.unmap_busy, st.unmapped, st.mapped, st.idle);
+
+	/* The busy entry is intact: same entry, same mapping, found. */
+	x = xgp_back_core_lookup(&bc, 4);
+	XT_CHECK(x == e[3] && x->refs == 2 &&
+		 xgp_pattern_check(x->vaddr, 4) < 0, "busy entry changed");
+	xgp_back_core_put(&bc, x);
+	XT_CHECK(!xgp_back_core_lookup(&bc, 2) && !xgp_back_core_lookup(&bc, 3),
+		 "unmapped entry still found");
+
+	/* The LRU holds only 1 now: a purge takes it and nothing else. */
+	XT_CHECK(xgp_back_core_purge(&bc, UINT_MAX) == 1 && !fb.mapped[1] &&
+		 fb.maps_live == 2, "purge after unmap");
+
+	/* Unknown grefs only, and n 0: no ->unmap call at all. */
+	fb.unmap_calls = 0;
+	one = 77;
+	XT_CHECK(xgp_back_core_unmap(&bc, &one, 1, status) == 0 &&
+		 status[0] == -ENOENT, "unknown gref");
+	XT_CHECK(xgp_back_core_unmap(&bc, g, 0, status) == 0, "n 0");
+	XT_CHECK(xgp_back_core_unmap(&bc, NULL, 3, status) == 0, "no list");
+	XT_CHECK(!fb.unmap_calls, "->unmap called for nothing");
+
+	/* The backend's DEL: put the pin, then unmap; status may be NULL. */
+	xgp_back_core_put(&bc, e[3]);
+	one = 4;
+	XT_CHECK(xgp_back_core_unmap(&bc, &one, 1, NULL) == 1 &&
+		 !fb.mapped[4], "unpinned entry not unmapped");
+
+	/* A gref unmapped maps afresh. */
+	XT_CHECK((x = map1(2, false, &err)) && fb.mapped[2] == 1, "remap");
+	xgp_back_core_put(&bc, x);
+
+	/* An unmap the environment refuses: gone from the cache, counted. */
+	fb.unmap_fail_in = 1;
+	one = 2;
+	XT_CHECK(xgp_back_core_unmap(&bc, &one, 1, status) == 1 && !status[0],
+		 "failed unmap");
+	xgp_back_core_stats(&bc, &st);
+	XT_CHECK(st.unmap_failures == 1 && st.unmaps == 4 && st.mapped == 1,
+		 "failures %llu unmaps %llu", st.unmap_failures, st.unmaps);
+	xgp_back_core_put(&bc, e[4]);
+	back_drain();
+}
+
+/* Lists longer than a map batch, with repeats, unknowns and busy ones. */
+void test_back_unmap_batches(void)
+{
+	enum { NG = 1500, NL = NG + NG / 4 + 40 };
+	static struct xgp_back_entry *e[NG];
+	static u32 g[NG], list[NL];
+	static int status[NL], want[NL];
+	static bool gone[NG];
+	struct xgp_back_entry *held[10];
+	struct xgp_back_stats st;
+	unsigned int i, j, nl = 0, nheld = 0, expect = 0, busy = 0;
+
+	back_setup(2048);
+	for (i = 0; i < NG; i++)
+		g[i] = 1000 + i;
+	XT_CHECK(!xgp_back_core_map(&bc, g, XGP_BACK_MAX_BATCH, e, false),
+		 "map 1");
+	XT_CHECK(!xgp_back_core_map(&bc, g + XGP_BACK_MAX_BATCH,
+				    NG - XGP_BACK_MAX_BATCH,
+				    e + XGP_BACK_MAX_BATCH, false), "map 2");
+	for (i = 0; i < NG; i++)
+		if (i % 150 != 7)
+			xgp_back_core_put(&bc, e[i]);
+		else
+			held[nheld++] = e[i];
+	/* Every gref, every fourth again, some unknown ones at the end. */
+	for (i = 0; i < NG; i++)
+		list[nl++] = g[i];
+	for (i = 0; i < NG; i += 4)
+		list[nl++] = g[i];
+	for (; nl < NL; nl++)
+		list[nl] = 4000 + nl % 20;	/* unknown, repeated */
+	for (i = 0; i < NL; i++) {
+		u32 k = list[i] - 1000;
+
+		if (list[i] >= 1000 + NG || gone[k]) {
+			want[i] = -ENOENT;
+		} else if (k % 150 == 7) {
+			want[i] = -EBUSY;
+			busy++;
+		} else {
+			want[i] = 0;
+			gone[k] = true;
+			expect++;
+		}
+	}
+	fb.unmap_calls = 0;
+	fb.nr_unmap_log = 0;
+	XT_CHECK(xgp_back_core_unmap(&bc, list, NL, status) == expect,
+		 "unmapped count");
+	for (i = 0; i < NL; i++)
+		XT_CHECK(status[i] == want[i], "status[%u] of gref %u = %d, want %d",
+			 i, list[i], status[i], want[i]);
+	XT_CHECK(fb.unmap_max <= 32 && fb.unmap_calls >= expect / 32 &&
+		 fb.nr_unmap_log == expect && fb.maps_live == nheld,
+		 "batches: %u calls, max %u, %u entries, %u live",
+		 fb.unmap_calls, fb.unmap_max, fb.nr_unmap_log, fb.maps_live);
+	for (i = 0, j = 0; i < NL; i++)
+		if (!want[i])
+			XT_CHECK(fb.unmap_log[j++] == list[i],
+				 "unmap order at list[%u]", i);
+	xgp_back_core_stats(&bc, &st);
+	XT_CHECK(st.unmaps == expect && st.unmap_busy == busy &&
+		 st.unmapped == expect && st.mapped == nheld && !st.idle,
+		 "stats");
+	for (i = 0; i < nheld; i++)
+		xgp_back_core_put(&bc, held[i]);
+	back_drain();
 }
 
 /* ---- randomized run against a model ---- */
@@ -184,6 +426,8 @@ struct back_model {
 	unsigned int cap;
 	struct xgp_back_entry *held[BR_HOLD];
 	unsigned int nr_held;
+	u64 unmaps;
+	u64 unmap_busy;
 };
 
 static struct back_model bm;
@@ -307,6 +551,34 @@ static void br_purge(void)
 		bm_evict_oldest();
 }
 
+/* Targeted unmap of a few grefs, repeats allowed, checked in order. */
+static void br_unmap(void)
+{
+	unsigned int i, n = 1 + xt_below(6), done, expect = 0;
+	int status[6], want;
+	u32 g[6];
+
+	for (i = 0; i < n; i++)
+		g[i] = xt_below(BR_GREFS);
+	done = xgp_back_core_unmap(&bc, g, n, status);
+	for (i = 0; i < n; i++) {
+		if (!bm.mapped[g[i]]) {
+			want = -ENOENT;
+		} else if (bm.refs[g[i]]) {
+			want = -EBUSY;
+			bm.unmap_busy++;
+		} else {
+			want = 0;
+			bm.mapped[g[i]] = false;
+			expect++;
+		}
+		XT_CHECK(status[i] == want, "unmap of gref %u: %d, want %d",
+			 g[i], status[i], want);
+	}
+	XT_CHECK(done == expect, "unmapped %u, want %u", done, expect);
+	bm.unmaps += expect;
+}
+
 static void br_check(void)
 {
 	struct xgp_back_stats st;
@@ -317,6 +589,9 @@ static void br_check(void)
 	XT_CHECK(st.mapped == bm_count(false) && st.idle == bm_count(true) &&
 		 st.mapped <= bm.cap, "cache %llu/%llu model %u/%u cap %u",
 		 st.mapped, st.idle, bm_count(false), bm_count(true), bm.cap);
+	XT_CHECK(st.unmaps == bm.unmaps && st.unmap_busy == bm.unmap_busy,
+		 "unmaps %llu busy %llu, model %llu %llu", st.unmaps,
+		 st.unmap_busy, bm.unmaps, bm.unmap_busy);
 	for (g = 0; g < BR_GREFS; g++)
 		XT_CHECK(fb.mapped[g] == bm.mapped[g],
 			 "gref %u mapped %u, model %d", g, fb.mapped[g],
@@ -336,10 +611,12 @@ void test_back_random(void)
 			br_map();
 		else if (op < 75)
 			br_put();
-		else if (op < 92)
+		else if (op < 88)
 			br_lookup();
-		else
+		else if (op < 94)
 			br_purge();
+		else
+			br_unmap();
 		br_check();
 		if (xt_failed) {
 			printf("# back_random failed at step %u (cap %u)\n",
