@@ -32,6 +32,19 @@
 #error "this kernel lacks xen_alloc_unpopulated_pages() (Linux 5.9+); is CONFIG_XEN enabled?"
 #endif
 
+/* ------------------------------------------------------------- xenbus */
+/*
+ * HAVE_XENBUS_UEVENT_CONST (6.3): xenbus_driver.uevent takes a const
+ * struct xenbus_device.  A backend's uevent callback is declared
+ *   static int f(xps_uevent_const struct xenbus_device *dev, ...)
+ * which is the newest prototype where the kernel has it.
+ */
+#ifdef HAVE_XENBUS_UEVENT_CONST
+#define xps_uevent_const const
+#else
+#define xps_uevent_const
+#endif
+
 /* ------------------------------------------------------------ block */
 /*
  * Only objects built with -DXPS_BLOCK (src/blkfront/Kbuild) see this
