@@ -108,7 +108,7 @@ cr() {
 	' sh "$root" "$1" >"$work/last.log" 2>&1
 }
 lastlog() { tail -n "${1:-4}" "$work/last.log" | tr '\n' ' ' | cut -c1-400; }
-mods="xen-grant-pool xen-blkfront-64k qspinlock-pv xen-netfront-pgnt"
+mods="xen-grant-pool xen-blkfront-64k qspinlock-pv xen-netfront-pgnt xen-netback-pgnt"
 # built K V: every module in updates/dkms for kernel K, at version V
 # (compressed where the kernel's config says so: 6.12 has .ko.xz)
 built() {

@@ -16,7 +16,10 @@
 #                 devices get xen-blkfront-64k from updates/dkms, the stock
 #                 xen-blkfront stays out; the vif gets the stock
 #                 xen-netfront: xen-netfront-pgnt is installed but the
-#                 package's modprobe.d file keeps it from alias loading
+#                 package's modprobe.d file keeps it from alias loading;
+#                 the dom0 backend xen-netback-pgnt is installed in
+#                 updates/dkms too (the same .ko files go to both guests;
+#                 only its presence is checked, nothing loads it)
 #   fio-verify    fio randwrite + crc32c verify on xvda
 #   iperf3        iperf3 to dom0 over the vif
 #   switch-net    the README's way to try xen-netfront-pgnt: unbind vif-0
@@ -62,14 +65,16 @@ pkg_dkms_domU() {
 	bd=$(basename "$(readlink /sys/bus/xen/devices/vbd-51712/driver 2>/dev/null)")
 	nd=$(basename "$(readlink /sys/bus/xen/devices/vif-0/driver 2>/dev/null)")
 	f=$(modinfo -n xen-blkfront-64k 2>/dev/null)
+	nb=$(modinfo -n xen-netback-pgnt 2>/dev/null)
 	# xen-netfront-pgnt is installed but blacklisted: the vif stays stock
 	if [ "$bd" = vbd-64k ] && ! grep -q '^xen_blkfront ' /proc/modules &&
 	   [ "$nd" = vif ] && ! grep -q '^xen_netfront_pgnt ' /proc/modules &&
 	   [ -n "$(modinfo -n xen-netfront-pgnt 2>/dev/null)" ] &&
+	   case "$nb" in */updates/dkms/xen-netback-pgnt.ko) true ;; *) false ;; esac &&
 	   case "$f" in */updates/dkms/xen-blkfront-64k.ko) true ;; *) false ;; esac; then
-		pass pkg-dkms/alias-load "vbd-51712 -> $bd ($f, version $(modinfo -F version xen-blkfront-64k)); vif-0 -> ${nd:-none} (stock); loaded: $(awk '{ print $1 }' /proc/modules | grep -E 'xen|qspl' | xargs)"
+		pass pkg-dkms/alias-load "vbd-51712 -> $bd ($f, version $(modinfo -F version xen-blkfront-64k)); vif-0 -> ${nd:-none} (stock); installed: $nb; loaded: $(awk '{ print $1 }' /proc/modules | grep -E 'xen|qspl' | xargs)"
 	else
-		fail pkg-dkms/alias-load "vbd-51712 -> ${bd:-none}, xen_blkfront loaded: $(grep -c '^xen_blkfront ' /proc/modules), modinfo -n: ${f:-none}; vif-0 -> ${nd:-none} (want the stock vif), xen_netfront_pgnt loaded: $(grep -c '^xen_netfront_pgnt ' /proc/modules), installed: $(modinfo -n xen-netfront-pgnt 2>/dev/null || echo no)"
+		fail pkg-dkms/alias-load "vbd-51712 -> ${bd:-none}, xen_blkfront loaded: $(grep -c '^xen_blkfront ' /proc/modules), modinfo -n: ${f:-none}; vif-0 -> ${nd:-none} (want the stock vif), xen_netfront_pgnt loaded: $(grep -c '^xen_netfront_pgnt ' /proc/modules), installed: $(modinfo -n xen-netfront-pgnt 2>/dev/null || echo no); xen-netback-pgnt installed: ${nb:-no}"
 	fi
 	if [ -b /dev/xvda ] && fio --name=pk --filename=/dev/xvda --ioengine=libaio --direct=1 --iodepth=8 \
 		--rw=randwrite --bssplit=4k/50:64k/30:512k/20 --size=32M --verify=crc32c --do_verify=1 \
