@@ -491,6 +491,8 @@ static void xnf_backend_changed(struct xenbus_device *dev,
 	case XenbusStateUnknown:
 		break;
 	case XenbusStateInitWait:
+		if (dev->state == XenbusStateConnected)
+			xnf_ctrl_rebound(info);
 		if (dev->state != XenbusStateInitialising)
 			break;
 		xnf_connect(info);

@@ -266,6 +266,7 @@ int xnf_ctrl_setup(struct xnf_info *info);
 int xnf_ctrl_publish(struct xnf_info *info, struct xenbus_transaction xbt);
 void xnf_ctrl_free(struct xnf_info *info);
 void xnf_ctrl_work(struct work_struct *work);
+void xnf_ctrl_rebound(struct xnf_info *info);
 void xnf_ctrl_unmap(struct xnf_info *info);
 unsigned int xnf_ctrl_mapped(struct xnf_info *info);
 

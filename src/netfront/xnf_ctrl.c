@@ -349,6 +349,31 @@ void xnf_ctrl_work(struct work_struct *work)
 			 c->nr_qs);
 }
 
+/**
+ * xnf_ctrl_rebound - the backend driver was rebound under us
+ * @info: the device, Connected
+ *
+ * A backend driver unbound and bound again (module reload: xenbus
+ * keeps the frontend Connected) goes through InitWait and serves the
+ * same rings, but whatever the old instance mapped went with it.  Forget
+ * the negotiation, so that the backend's Connected asks again.  Called
+ * from the xenbus watch, before that Connected.
+ */
+void xnf_ctrl_rebound(struct xnf_info *info)
+{
+	struct xnf_ctrl *c = &info->ctrl;
+	unsigned int i;
+
+	flush_work(&info->ctrl_work);
+	if (!c->live || !c->grefs)
+		return;
+	for (i = 0; i < c->nr_qs; i++)
+		memset(&c->qs[i].pg, 0, sizeof(c->qs[i].pg));
+	kfree(c->grefs);
+	c->grefs = NULL;
+	dev_info(&info->xbdev->dev, "backend rebound: static grants asked for again\n");
+}
+
 /* Before an unbind closes the device: delete each queue's mapping. */
 void xnf_ctrl_unmap(struct xnf_info *info)
 {
