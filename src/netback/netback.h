@@ -129,6 +129,7 @@ struct xnb_rx_build {
  *	when the channels are not split)
  * @rx_irq: irq of the rx ring's channel when split, else 0
  * @eoi_pending: XNB_EOI_* bits awaiting their EOI at the poll's end
+ * @eoi_irq: the irq each XNB_EOI_* bit stands for (as its handler saw it)
  * @tx: back ring of the guest's transmit requests
  * @rx: back ring of the guest's receive buffers
  * @rx_queue: packets for the guest waiting for receive buffers
@@ -159,6 +160,7 @@ struct xnb_queue {
 	unsigned int tx_irq;
 	unsigned int rx_irq;
 	unsigned long eoi_pending;
+	unsigned int eoi_irq[2];
 
 	struct xen_netif_tx_back_ring tx;
 	struct xen_netif_rx_back_ring rx;

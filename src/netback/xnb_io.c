@@ -723,12 +723,17 @@ static int xnb_tx_work(struct xnb_queue *q, int budget)
 
 /* ---- the poll and the interrupts ---- */
 
+/*
+ * The irq to EOI is the one the handler saw: an event pending on the
+ * frontend's port (a rebound backend, a restored guest) is delivered as
+ * soon as the irq is bound, before q->tx_irq / q->rx_irq are set.
+ */
 static void xnb_eoi(struct xnb_queue *q)
 {
 	if (test_and_clear_bit(XNB_EOI_TX, &q->eoi_pending))
-		xen_irq_lateeoi(q->tx_irq, 0);
+		xen_irq_lateeoi(READ_ONCE(q->eoi_irq[XNB_EOI_TX]), 0);
 	if (test_and_clear_bit(XNB_EOI_RX, &q->eoi_pending))
-		xen_irq_lateeoi(q->rx_irq, 0);
+		xen_irq_lateeoi(READ_ONCE(q->eoi_irq[XNB_EOI_RX]), 0);
 }
 
 int xnb_poll(struct napi_struct *napi, int budget)
@@ -764,6 +769,9 @@ static void xnb_event(struct xnb_queue *q, unsigned int bit,
 		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
 		return;
 	}
+	WRITE_ONCE(q->eoi_irq[bit], irq);
+	/* the irq before the bit that says it needs its EOI */
+	smp_mb__before_atomic();
 	set_bit(bit, &q->eoi_pending);
 	napi_schedule(&q->napi);
 }
