@@ -500,6 +500,54 @@ static void xnb_frontend_changed(struct xenbus_device *dev,
 	mutex_unlock(&vif->lock);
 }
 
+/* ---- debugfs: <debugfs>/xen-netback-pgnt/vifD.H/io_ring ---- */
+
+static struct dentry *xnb_debugfs_root;
+
+static int xnb_io_ring_show(struct seq_file *m, void *v)
+{
+	struct xnb_vif *vif = m->private;
+	unsigned int i;
+
+	mutex_lock(&vif->lock);
+	seq_printf(m, "connected %d broken %d queues %u mapped %d\n",
+		   vif->connected, READ_ONCE(vif->broken), vif->nr_queues,
+		   atomic_read(&vif->mapped));
+	for (i = 0; vif->queues && i < vif->nr_queues; i++) {
+		struct xnb_queue *q = &vif->queues[i];
+
+		if (!q->tx.sring || !q->rx.sring)
+			continue;
+		seq_printf(m, "q%u tx req_prod %u req_cons %u req_event %u rsp_prod %u rsp_prod_pvt %u rsp_event %u\n",
+			   i, READ_ONCE(q->tx.sring->req_prod), q->tx.req_cons,
+			   READ_ONCE(q->tx.sring->req_event),
+			   READ_ONCE(q->tx.sring->rsp_prod),
+			   q->tx.rsp_prod_pvt,
+			   READ_ONCE(q->tx.sring->rsp_event));
+		seq_printf(m, "q%u rx req_prod %u req_cons %u req_event %u rsp_prod %u rsp_prod_pvt %u rsp_event %u queued %u/%u B\n",
+			   i, READ_ONCE(q->rx.sring->req_prod), q->rx.req_cons,
+			   READ_ONCE(q->rx.sring->req_event),
+			   READ_ONCE(q->rx.sring->rsp_prod),
+			   q->rx.rsp_prod_pvt,
+			   READ_ONCE(q->rx.sring->rsp_event),
+			   skb_queue_len(&q->rx_queue), READ_ONCE(q->rx_queued));
+		seq_printf(m, "q%u irqs %u/%u eoi_pending %lx napi %lx credit %lu/%lu stalled %d\n",
+			   i, q->tx_irq, q->rx_irq, READ_ONCE(q->eoi_pending),
+			   READ_ONCE(q->napi.state), q->remaining_credit,
+			   q->credit_bytes, READ_ONCE(q->credit_stalled));
+	}
+	mutex_unlock(&vif->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xnb_io_ring);
+
+static void xnb_debugfs_add(struct xnb_vif *vif)
+{
+	vif->debugfs = debugfs_create_dir(vif->dev->name, xnb_debugfs_root);
+	debugfs_create_file("io_ring", 0400, vif->debugfs, vif,
+			    &xnb_io_ring_fops);
+}
+
 /* ---- the net device ---- */
 
 static int xnb_open(struct net_device *dev)
@@ -820,6 +868,7 @@ static int xnb_probe(struct xenbus_device *xbdev,
 		return err;
 	}
 	dev_set_drvdata(&xbdev->dev, vif);
+	xnb_debugfs_add(vif);
 	script = xenbus_read(XBT_NIL, xbdev->nodename, "script", NULL);
 	vif->hotplug_script = IS_ERR(script) ? NULL : script;
 	mutex_lock(&vif->lock);
@@ -838,6 +887,7 @@ static void xnb_remove(struct xenbus_device *xbdev)
 {
 	struct xnb_vif *vif = dev_get_drvdata(&xbdev->dev);
 
+	debugfs_remove_recursive(vif->debugfs);
 	xnb_unwatch_all(vif);
 	xenbus_rm(XBT_NIL, xbdev->nodename, "hotplug-status");
 	kobject_uevent(&xbdev->dev.kobj, KOBJ_OFFLINE);
@@ -867,6 +917,8 @@ static struct xenbus_driver xnb_driver = {
 
 static int __init xnb_init(void)
 {
+	int err;
+
 	if (!xen_domain())
 		return -ENODEV;
 	if (xnb_max_gref_mappings > XGP_BACK_MAX_BATCH) {
@@ -875,13 +927,18 @@ static int __init xnb_init(void)
 			XGP_BACK_MAX_BATCH);
 		xnb_max_gref_mappings = XGP_BACK_MAX_BATCH;
 	}
-	return xenbus_register_backend(&xnb_driver);
+	xnb_debugfs_root = debugfs_create_dir("xen-netback-pgnt", NULL);
+	err = xenbus_register_backend(&xnb_driver);
+	if (err)
+		debugfs_remove_recursive(xnb_debugfs_root);
+	return err;
 }
 module_init(xnb_init);
 
 static void __exit xnb_exit(void)
 {
 	xenbus_unregister_driver(&xnb_driver);
+	debugfs_remove_recursive(xnb_debugfs_root);
 }
 module_exit(xnb_exit);
 

@@ -25,6 +25,8 @@
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/delay.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/rtnetlink.h>
 #include <linux/mutex.h>
@@ -218,6 +220,7 @@ struct xnb_queue {
  * @map_ops: static grants mapped since the vif was created
  * @unmap_ops: static grants unmapped since the vif was created
  * @qstats: per-queue counters, dev->num_tx_queues of them
+ * @debugfs: its debugfs directory (io_ring: the rings' indexes)
  */
 struct xnb_vif {
 	struct net_device *dev;
@@ -251,6 +254,7 @@ struct xnb_vif {
 	atomic64_t unmap_ops;
 
 	struct xnb_qstats *qstats;
+	struct dentry *debugfs;
 };
 
 /* netback.c */
