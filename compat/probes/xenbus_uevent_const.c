@@ -18,5 +18,5 @@ unsigned int xps_probe(void)
 {
 	struct xenbus_driver drv = { .uevent = xps_uevent };
 
-	return drv.uevent != NULL;
+	return !!drv.uevent;
 }
