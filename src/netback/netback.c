@@ -153,19 +153,29 @@ static int xnb_read_uint(const char *dir, const char *node, unsigned int min,
 	return 0;
 }
 
+/*
+ * Bind the frontend's @port, storing the irq before its handler can run:
+ * an event already pending (a restored guest, a rebound backend) is
+ * delivered the moment the handler is installed, and the poll it starts
+ * notifies the frontend through that irq.
+ */
 static int xnb_bind(struct xnb_queue *q, evtchn_port_t port,
 		    irq_handler_t handler, const char *name, unsigned int *irq)
 {
 	struct xnb_vif *vif = q->vif;
 	int err;
 
-	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(vif->xbdev, port,
-							    handler, 0, name,
-							    q);
+	err = bind_interdomain_evtchn_to_irq_lateeoi(vif->xbdev, port);
 	if (err < 0)
 		return err;
-	*irq = err;
-	return 0;
+	WRITE_ONCE(*irq, err);
+	err = request_irq(*irq, handler, 0, name, q);
+	if (err) {
+		/* as xen-netback does for its control ring */
+		unbind_from_irqhandler(*irq, q);
+		*irq = 0;
+	}
+	return err;
 }
 
 static int xnb_queue_connect(struct xnb_vif *vif, struct xnb_queue *q)
