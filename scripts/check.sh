@@ -7,7 +7,8 @@
 # <why>"; a step that prints none is judged by its exit code. Every step
 # runs even after a failure, its log is kept in build/check/<step>.log,
 # and the last line is "N passed, N failed".
-# Steps: unit spin tools style w1 sparse params matrix lab net pkg arm64
+# Steps: unit spin tools style w1 sparse params matrix lab net netback
+# netback-stock pkg arm64
 # (default: all of them).
 set -uo pipefail
 
@@ -17,7 +18,7 @@ mkdir -p "$logs"
 cd "$root" || exit 1
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab net pkg arm64)
+[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab net netback netback-stock pkg arm64)
 
 # The kernel the lab boots is the one every single-kernel check builds for.
 lab_kdir() {
@@ -48,6 +49,13 @@ run_step() {
 	net)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		XPS_LAB_OUT="$root/build/lab-net" \
 			tests/lab/lab run --modules "$root/build/lab-modules" netfront ;;
+	# xen-netback-pgnt in dom0, each in its own boot: against
+	# xen-netfront-pgnt (persistent grants end to end) and against the
+	# stock netfront (every packet grant-copied)
+	netback|netback-stock)
+		scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
+		XPS_LAB_OUT="$root/build/lab-$1" \
+			tests/lab/lab run --modules "$root/build/lab-modules" "$1" ;;
 	# make dist, the .deb and both .rpm (lintian, rpmlint), the apt
 	# install / new kernel / upgrade / purge cycle in a Debian 12 chroot,
 	# then the lab booted with the modules DKMS built there
