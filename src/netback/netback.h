@@ -154,9 +154,9 @@ struct xnb_rx_build {
 struct xnb_queue {
 	struct xnb_vif *vif;
 	unsigned int index;
-	char name[IFNAMSIZ + 8];
-	char tx_irq_name[IFNAMSIZ + 12];
-	char rx_irq_name[IFNAMSIZ + 12];
+	char name[IFNAMSIZ + 16];		/* "<dev>-q<index>" */
+	char tx_irq_name[IFNAMSIZ + 20];	/* name and "-tx" */
+	char rx_irq_name[IFNAMSIZ + 20];
 	struct napi_struct napi;
 	bool napi_added;
 	unsigned int tx_irq;
