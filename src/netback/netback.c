@@ -782,8 +782,12 @@ static int xnb_create_netdev(struct xenbus_device *xbdev,
 
 	dev->netdev_ops = &xnb_netdev_ops;
 	dev->ethtool_ops = &xnb_ethtool_ops;
+	/*
+	 * No NETIF_F_FRAGLIST: the receive copy walks the linear part and
+	 * the page fragments only; the stack linearizes a frag_list skb.
+	 */
 	dev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
-			   NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_FRAGLIST;
+			   NETIF_F_TSO | NETIF_F_TSO6;
 	dev->features = dev->hw_features | NETIF_F_RXCSUM;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_MAX_MTU - VLAN_ETH_HLEN;

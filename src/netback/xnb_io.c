@@ -185,8 +185,14 @@ static void xnb_rx_gcopy(struct xnb_queue *q, struct sk_buff *skb,
 			poff = offset_in_page(p);
 			seg = skb_headlen(skb) - off;
 		} else {
-			while (off >= fstart + skb_frag_size(&sh->frags[f]))
+			/* no frag_list: the vif does not offer NETIF_F_FRAGLIST */
+			while (f < sh->nr_frags &&
+			       off >= fstart + skb_frag_size(&sh->frags[f]))
 				fstart += skb_frag_size(&sh->frags[f++]);
+			if (WARN_ON_ONCE(f >= sh->nr_frags)) {
+				(*nops)--;
+				return;
+			}
 			poff = skb_frag_off(&sh->frags[f]) + off - fstart;
 			page = skb_frag_page(&sh->frags[f]) +
 			       (poff >> PAGE_SHIFT);
