@@ -29,6 +29,28 @@ rc=0
 pass() { echo "PASS: pkg/$*"; }
 fail() { echo "FAIL: pkg/$*"; rc=1; }
 
+# The modules DKMS builds for a kernel whose .config is $1: dkms.conf is
+# shell, which DKMS sources with kernelver, kernel_source_dir and
+# kernel_config set.
+# shellcheck disable=SC2034 # read by the sourced dkms.conf
+dkms_modules() {
+	(kernelver=x kernel_source_dir=x kernel_config=$1
+	 # shellcheck disable=SC1090
+	 . <(tar -xzOf "$tarball" "xen-pv-suite-$version/dkms.conf")
+	 echo "${BUILT_MODULE_NAME[*]}")
+}
+cfgd=$(mktemp -d)
+echo 'CONFIG_XEN_BACKEND=y' >"$cfgd/dom0"
+echo '# CONFIG_XEN_BACKEND is not set' >"$cfgd/guest"
+m0=$(dkms_modules "$cfgd/dom0") mg=$(dkms_modules "$cfgd/guest")
+rm -rf "$cfgd"
+if [[ " $m0 " = *" xen-netback-pgnt "* && " $mg " != *" xen-netback-pgnt "* &&
+      $(wc -w <<<"$mg") -eq $(($(wc -w <<<"$m0") - 1)) ]]; then
+	pass "dkms-conf backend kernel: $m0; guest-only kernel: $mg"
+else
+	fail "dkms-conf backend kernel: $m0; guest-only kernel: $mg (want xen-netback-pgnt only on the first)"
+fi
+
 # ---- Debian ----
 deb=$out/deb
 rm -rf "$deb"; mkdir -p "$deb"
@@ -66,7 +88,8 @@ if [ -z "$kernels" ]; then
 elif rpmbuild -ba "${rpmargs[@]}" --define "kernels $kernels" --define "kbuild_fmt $kfmt" \
 	"$rpmd/SPECS/xen-pv-suite-kmod.spec" >"$rpmd/kmod-build.log" 2>&1; then
 	# every module DKMS installs, in each kernel's package
-	want=$(tar -xzOf "$tarball" "xen-pv-suite-$version/dkms.conf" | grep -c '^BUILT_MODULE_NAME')
+	# shellcheck disable=SC2059 # kfmt is a printf format, as in the spec
+	want=$(dkms_modules "$(printf "$kfmt" "${kernels%% *}")/.config" | wc -w)
 	n=0 ko=0
 	for r in "$rpmd"/RPMS/*/kmod-xen-pv-suite-*.rpm; do
 		c=$(rpm -qlp "$r" 2>/dev/null | grep -c '\.ko$')
