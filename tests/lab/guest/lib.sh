@@ -119,11 +119,13 @@ xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 	xenstore-write "/local/domain/$1/$2" "$3" && xenstore-chmod "/local/domain/$1/$2" "n$1"
 }
 
-# rpc_serve DOMID FN [LAST]: dom0 side; the handler ${FN}_rpc DOMID CMD ARGS
-# sees the request's sequence number in RPC_SEQ.  LAST: a sequence number
-# already served (a domain restored under a new id keeps its data/ area).
+# rpc_serve DOMID FN [LAST [POLL]]: dom0 side; the handler ${FN}_rpc DOMID
+# CMD ARGS sees the request's sequence number in RPC_SEQ.  LAST: a sequence
+# number already served (a domain restored under a new id keeps its data/
+# area).  POLL: seconds between looks (0.5; a scenario with many domUs
+# asks for less dom0 time per domU).
 rpc_serve() {
-	_id=$1 _fn=$2 _last=${3:-0}
+	_id=$1 _fn=$2 _last=${3:-0} _poll=${4:-0.5}
 	# xenstore-exists is much cheaper than xl under TCG; polled twice a second.
 	while xenstore-exists "/local/domain/$_id" 2>/dev/null; do
 		_req=$(xenstore-read "/local/domain/$_id/data/xps/req" 2>/dev/null) || _req=
@@ -137,6 +139,6 @@ rpc_serve() {
 			xs_put "$_id" data/xps/ack "$_seq"
 			_last=$_seq
 		fi
-		sleep 0.5
+		sleep "$_poll"
 	done
 }

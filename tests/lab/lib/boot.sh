@@ -7,7 +7,10 @@
 # exposed, programs inside PV guests computed wrong results under TCG.
 # `max,-smap,-xsave` passed 30 of 30 checks; `qemu64` works but is slower.
 LAB_CPU=${XPS_LAB_CPU:-max,-smap,-xsave}
-LAB_MEM=4G
+# Guest RAM in MB: dom0 has 1536 of it, the domUs share what is left
+# (about 1980 MB free at 4 GB).  A scenario that needs more sets
+# <fn>_lab_mem (MB); a boot takes the largest of its scenarios'.
+LAB_MEM=${XPS_LAB_MEM:-4096}
 LAB_SMP=2
 XEN_ARGS="console=com1 com1=115200,8n1 dom0_mem=1536M,max:1536M dom0_max_vcpus=$LAB_SMP loglvl=all guest_loglvl=all console_timestamps=boot"
 # loglevel=5: the kernel prints warnings and worse on the console as they
@@ -31,6 +34,8 @@ run_boot() {
 		for s in "$@"; do b=$(scenario_var "$s" budget); [ "$b" -le "$tmo" ] || tmo=$b; done
 		tmo=$((tmo + 420))
 	fi
+	local mem=$LAB_MEM m
+	for s in "$@"; do m=$(scenario_var "$s" lab_mem); [ -z "$m" ] || [ "$m" -le "$mem" ] || mem=$m; done
 	t0=$(now)
 	if [ "$LAB_ARCH" = arm64 ]; then
 		a64_overlay_build "$img" "$work" "$modules" "$@"
@@ -49,7 +54,7 @@ run_boot() {
 	else
 		# shellcheck disable=SC2054 # QEMU's options are comma-separated
 		qemu=(qemu-system-x86_64
-			-machine pc -accel tcg,thread=multi -cpu "$LAB_CPU" -smp "$LAB_SMP" -m "$LAB_MEM"
+			-machine pc -accel tcg,thread=multi -cpu "$LAB_CPU" -smp "$LAB_SMP" -m "$mem"
 			-display none -vga none -monitor none -nic none -no-reboot
 			-serial "file:$dir/serial.log"
 			-kernel "$img/xen.elf" -append "$XEN_ARGS"

@@ -12,6 +12,9 @@
 #   <fn>_steps          steps the judge expects a result for
 #   <fn>_budget         seconds from domU creation until dom0 gives up
 #   <fn>_domus          domU names (one xl config each)
+#   <fn>_selfcheck_domus optional: the domUs that run the emulated-CPU
+#                       self-check (default: all)
+#   <fn>_lab_mem        optional: guest RAM in MB the boot needs (4096)
 #   <fn>_dom0_prepare   dom0: backing devices, servers (before xl create)
 #   <fn>_domU_cfg NAME IDX  dom0: extra xl config lines for domU NAME
 #   <fn>_domU_cmdline NAME  dom0: optional, extra domU kernel arguments
