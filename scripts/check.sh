@@ -8,7 +8,7 @@
 # runs even after a failure, its log is kept in build/check/<step>.log,
 # and the last line is "N passed, N failed".
 # Steps: unit spin tools style w1 sparse params matrix lab net netback
-# netback-stock pkg arm64
+# netback-stock netpairs pkg arm64
 # (default: all of them).
 set -uo pipefail
 
@@ -18,7 +18,7 @@ mkdir -p "$logs"
 cd "$root" || exit 1
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab net netback netback-stock pkg arm64)
+[ ${#steps[@]} -gt 0 ] || steps=(unit spin tools style w1 sparse params matrix lab net netback netback-stock netpairs pkg arm64)
 
 # The kernel the lab boots is the one every single-kernel check builds for.
 lab_kdir() {
@@ -52,7 +52,8 @@ run_step() {
 	# xen-netback-pgnt in dom0, each in its own boot: against
 	# xen-netfront-pgnt (persistent grants end to end) and against the
 	# stock netfront (every packet grant-copied)
-	netback|netback-stock)
+	# and four guest pairs at once on it (eight domUs, a 6 GB boot)
+	netback|netback-stock|netpairs)
 		scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		XPS_LAB_OUT="$root/build/lab-$1" \
 			tests/lab/lab run --modules "$root/build/lab-modules" "$1" ;;
