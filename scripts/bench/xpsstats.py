@@ -379,13 +379,51 @@ def noninferiority_report(samples, margin, baseline=None, raw=False,
     return "\n".join(out).rstrip()
 
 
+def guests_table(samples, metric="pair"):
+    """The seed 004 table: for samples of METRIC that carry "pairs" (one
+    value per guest pair of a run), per variant and pair count, each
+    run's sum, average, minimum and maximum over its pairs, and of each
+    the median over the runs ("n" runs)."""
+    runs = OrderedDict()
+    unit = ""
+    for s in samples:
+        if s.get("metric") != metric or "pairs" not in s:
+            continue
+        unit = unit or s.get("unit", "")
+        runs.setdefault(variant_label(s), OrderedDict()).setdefault(
+            int(s["pairs"]), OrderedDict()).setdefault(s.get("run"), []).append(float(s["value"]))
+    if not runs:
+        return ""
+    cols = ("variant", "pairs", "n", "sum", "avg", "min", "max")
+    rows = []
+    for lab, counts in runs.items():
+        for p in sorted(counts):
+            per = [v for v in counts[p].values() if len(v) == p]
+            if not per:
+                continue
+            med = [summary(f)["median"] for f in
+                   ([sum(v) for v in per], [sum(v) / len(v) for v in per],
+                    [min(v) for v in per], [max(v) for v in per])]
+            rows.append((lab, str(p), str(len(per))) + tuple(_fmt(x) for x in med))
+    widths = [max(len(r[i]) for r in rows + [cols]) for i in range(len(cols))]
+    fmt = "  ".join("%%-%ds" % w if i == 0 else "%%%ds" % w for i, w in enumerate(widths))
+    out = ["Guest pairs at once (seed 004 layout)%s: per run the sum, average, minimum"
+           " and maximum over the pairs; the median of each over n runs" %
+           (" [%s]" % unit if unit else ""), fmt % cols]
+    out.extend(fmt % r for r in rows)
+    return "\n".join(out)
+
+
 def report(samples, baseline=None):
     """Every comparison in the samples, one table each; then, for samples
     that carry a series and a level, the seed-style pivot of the first
-    metric."""
+    metric; for per-pair samples (with "pairs"), the seed 004 table."""
     groups, meta = group(samples)
     text = "\n\n".join(table(k, v, meta[k], baseline) for k, v in groups.items())
     first = next((s["metric"] for s in samples if "series" in s and "level" in s), None)
     if first:
         text += "\n\n" + pivot(samples, first, baseline)
+    g = guests_table(samples)
+    if g:
+        text += "\n\n" + g
     return text

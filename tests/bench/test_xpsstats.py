@@ -97,6 +97,29 @@ class Stats(unittest.TestCase):
         self.assertIn("% change of the mean over native",
                       xpsstats.report(xpsstats.load(lines)))
 
+    def test_guests_table_sum_avg_min_max(self):
+        lines = []
+        # stock: 1 pair 100, 102, 104; 2 pairs (60, 40), (50, 52), (70, 30)
+        for run, one, two in ((1, 100, (60, 40)), (2, 102, (50, 52)), (3, 104, (70, 30))):
+            for var, vals in (("stock", [one]), ("stock", list(two)), ("ours", [2 * one])):
+                for v in vals:
+                    lines.append(json.dumps({
+                        "bench": "netpairs-tcp-%dp" % len(vals), "metric": "pair",
+                        "unit": "Mbit/s", "variant": var, "pairs": len(vals),
+                        "run": run, "value": v}))
+        # a run that lost a pair is left out
+        lines.append(json.dumps({"bench": "netpairs-tcp-2p", "metric": "pair",
+                                 "variant": "ours", "pairs": 2, "run": 4, "value": 5}))
+        rows = [r.split() for r in xpsstats.guests_table(xpsstats.load(lines)).splitlines()]
+        self.assertEqual(rows[1], ["variant", "pairs", "n", "sum", "avg", "min", "max"])
+        self.assertEqual(rows[2], ["stock", "1", "3", "102.0", "102.0", "102.0", "102.0"])
+        # sums 100, 102, 100 -> 100; avgs 50, 51, 50 -> 50; mins 40, 50, 30
+        # -> 40; maxs 60, 52, 70 -> 60
+        self.assertEqual(rows[3], ["stock", "2", "3", "100.0", "50", "40", "60"])
+        self.assertEqual(rows[4], ["ours", "1", "3", "204.0", "204.0", "204.0", "204.0"])
+        self.assertEqual(len(rows), 5)
+        self.assertIn("seed 004", xpsstats.report(xpsstats.load(lines)))
+
     def test_paired_ratio_interval(self):
         # ratios 0.98, 1.0182, 1.0111, 0.9524: logs mean -0.009981,
         # stdev 0.031068, t(3) = 3.182: exp(mean +/- t * s / 2)
