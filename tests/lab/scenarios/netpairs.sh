@@ -47,13 +47,14 @@ netpairs_steps="cpu-selfcheck bind pairs1 pairs2 pairs4 backend clean dom0-clean
 # booting domains, the eighth's vif-bridge hotplug ran past libxl's 40 s
 # and xl create failed (first run, 2026-12-02).
 netpairs_domus="pa1"
-NP_DOMUS="pa1 pb1 pa2 pb2 pa3 pb3 pa4 pb4"
-NP_SPAWN="pb1 pa2 pb2 pa3 pb3 pa4 pb4"
+# (bench-netpairs.sh may ask for fewer pairs: NP_PAIRS)
+NP_PAIRS=${NP_PAIRS:-4}
+NP_DOMUS=$(_k=1; while [ $_k -le "$NP_PAIRS" ]; do printf 'pa%d pb%d ' $_k $_k; _k=$((_k + 1)); done)
+NP_SPAWN=${NP_DOMUS#pa1 }
 # the CPU self-check in pa1 only: eight at once took minutes of TCG time
 netpairs_selfcheck_domus="pa1"
 netpairs_lab_mem=6144
 NP_MB=${XPS_SCN_NP_MB:-4}
-NP_PAIRS=4
 # Estimate (to be replaced by the measurement): eight domUs booting at
 # once on the 2-core host about 4 minutes, the three rounds (224 MB in all
 # each way through dom0's bridge) about 3; budget about twice that.
@@ -170,13 +171,14 @@ netpairs_rpc() {
 		echo "$*" >"$_np/res-$_r-$_k"
 		RPC_REPLY=ok ;;
 	nres) RPC_REPLY=$(find "$_np" -name "res-$1-*" | wc -l) ;;
-	getres) RPC_REPLY=$(cat "$_np/res-$1-$2" 2>/dev/null) ;;
+	# (an empty reply reads "ok" on the other side: "none" when missing)
+	getres) RPC_REPLY=$(cat "$_np/res-$1-$2" 2>/dev/null) || RPC_REPLY=none ;;
 	clean) # clean NAME DETAIL...
 		_n=$1; shift
 		echo "$*" >"$_np/clean-$_n"
 		RPC_REPLY=ok ;;
 	ncleans) RPC_REPLY=$(find "$_np" -name 'clean-*' | wc -l) ;;
-	getclean) RPC_REPLY=$(cat "$_np/clean-$1" 2>/dev/null) ;;
+	getclean) RPC_REPLY=$(cat "$_np/clean-$1" 2>/dev/null) || RPC_REPLY=none ;;
 	nb-sum) RPC_REPLY=$(np_vifs_sum); [ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
