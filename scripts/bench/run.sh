@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [blk|qspl|arm64|net]: `make bench` (blk), `make bench-qspl`,
-# `make bench-arm64` and `make bench-net`. Boots the lab with the benchmark scenario,
-# collects the samples it emits into build/bench/<name>-<time>/samples.jsonl
-# and prints the comparison tables (report.py). Never part of make check.
+# run.sh [blk|qspl|arm64|net|netpairs]: `make bench` (blk), `make bench-qspl`,
+# `make bench-arm64`, `make bench-net` and `make bench-netpairs`. Boots the
+# lab with the benchmark scenario, collects the samples it emits into
+# build/bench/<name>-<time>/samples.jsonl and prints the comparison tables
+# (report.py). Never part of make check.
 #
 # Knobs (environment), passed into the lab as XPS_SCN_BENCH_*:
 #   BENCH_VARIANTS  frontend variants, DRIVER[:PARAM=V[+PARAM=V]] separated
@@ -35,6 +36,15 @@
 #   BENCH_REPS      pairs of runs, ABBA order       (default 5)
 #   BENCH_RUNTIME   seconds per run                 (default 5)
 #   BENCH_MARGIN    non-inferiority margin          (default 0.90)
+# netpairs (tests/lab/scenarios/bench-netpairs.sh): 1 to 4 guest pairs at
+# once, iperf3 TCP domU to domU, the whole stack switched per variant;
+# the report adds the seed 004 table (sum, average, min, max over the
+# pairs per run) and every variant's paired ratio to the baseline:
+#   BENCH_PVARIANTS stock,ours-nopg,ours            (default all three)
+#   BENCH_PAIRS     pair counts                     (default 1,2,3,4)
+#   BENCH_REPS      rounds, order rotated           (default 5)
+#   BENCH_RUNTIME   seconds per run                 (default 10)
+#   BENCH_MARGIN    as net                          (default 1.0)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,9 +54,10 @@ blk) scenario="bench-blk" ;;
 qspl) scenario="bench-qspl" ;;
 arm64) scenario="bench-a64" ;;
 net) scenario="bench-net" ;;
-*) echo "usage: $0 [blk|qspl|arm64|net]" >&2; exit 2 ;;
+netpairs) scenario="bench-netpairs" ;;
+*) echo "usage: $0 [blk|qspl|arm64|net|netpairs]" >&2; exit 2 ;;
 esac
-for k in VARIANTS WORKLOADS NWORKLOADS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS; do
+for k in VARIANTS WORKLOADS NWORKLOADS PVARIANTS PAIRS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done
@@ -70,5 +81,6 @@ echo "kernel $("$root/tests/lab/lab" --arch $arch kver | xargs), Xen under QEMU 
 echo
 ropts=()
 [ "$bench" != net ] || ropts=(--margin "${BENCH_MARGIN:-0.90}" --raw)
+[ "$bench" != netpairs ] || ropts=(--margin "${BENCH_MARGIN:-1.0}" --raw)
 python3 "$root/scripts/bench/report.py" "${ropts[@]}" "$out/samples.jsonl" | tee "$out/report.txt"
 exit $rc
