@@ -147,12 +147,8 @@ bp_iperf() {
 	# shellcheck disable=SC2086 # word splitting intended: arguments
 	timeout $((BP_RUNTIME + 60)) iperf3 -c "$_pip" -p $BP_PORT -t "$BP_RUNTIME" --connect-timeout 10000 "$@" >/tmp/bp-iperf.log 2>&1 || return 1
 	case " $* " in
-	*" -u "*) awk '/receiver$/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+-[0-9.]+$/) { split($i, t, "-"); d = t[2] - t[1]; break }
-		n = split($(NF-2), l, "/"); if (n == 2 && d > 0) r = (l[2] - l[1]) / d }
-		END { if (r > 0) printf "%.0f\n", r }' /tmp/bp-iperf.log ;;
-	*) awk '/receiver$/ { v = $(NF-2); u = $(NF-1)
-		m = (u ~ /^Gbits/) ? 1000 : (u ~ /^Mbits/) ? 1 : (u ~ /^Kbits/) ? 0.001 : 0.000001
-		r = v * m } END { if (r > 0) printf "%.2f\n", r }' /tmp/bp-iperf.log ;;
+	*" -u "*) iperf3_receiver udp /tmp/bp-iperf.log ;;
+	*) iperf3_receiver tcp /tmp/bp-iperf.log ;;
 	esac
 }
 
@@ -230,24 +226,13 @@ bp_nbops() {
 
 # bp_lead: pa1 runs the rounds
 bp_lead() {
-	_lt=$(up)
-	rpc spawn >/dev/null
-	while [ "$(since "$_lt")" -lt 900 ]; do
-		_ups=$(rpc ups)
-		[ "${_ups%% *}" = $((2 * NP_PAIRS)) ] && break
-		case "$_ups" in *" done "*) [ -n "${_ld:-}" ] || _ld=$(up)
-			[ "$(since "$_ld")" -lt 90 ] || break ;;
-		esac
-		sleep 5
-	done
-	_ups=$(echo "$_ups" | cut -d' ' -f1,3-)
-	if [ "${_ups%% *}" != $((2 * NP_PAIRS)) ] || echo "$_ups" | tr ' ' '\n' | sed 1d | grep -qv '=ok$'; then
-		fail bench-netpairs/bind "want $((2 * NP_PAIRS)) domUs up: $_ups"
+	if ! np_start_all; then
+		fail bench-netpairs/bind "want $((2 * NP_PAIRS)) domUs up: ${NP_UPS:-none}"
 		fail bench-netpairs/sweep "not run"
 		rpc go end >/dev/null
 		return
 	fi
-	pass bench-netpairs/bind "$((2 * NP_PAIRS)) up $(since "$_lt")s after pa1; variants: $BP_VARIANTS"
+	pass bench-netpairs/bind "$((2 * NP_PAIRS)) up $(since "$NP_T0")s after pa1; variants: $BP_VARIANTS"
 	_cur=$(bp_first) _bad=0 _n=0 _rep=1
 	# shellcheck disable=SC2086 # word splitting intended: a list
 	_nv=$(echo $BP_VARIANTS | wc -w)
@@ -299,7 +284,7 @@ bp_lead() {
 	done
 	rpc go end >/dev/null
 	if [ "$_bad" = 0 ]; then
-		pass bench-netpairs/sweep "$_n runs, $BP_REPS rounds of $BP_VARIANTS, $(since "$_lt")s"
+		pass bench-netpairs/sweep "$_n runs, $BP_REPS rounds of $BP_VARIANTS, $(since "$NP_T0")s"
 	else
 		fail bench-netpairs/sweep "$_bad of $((_n + _bad)) runs or switches failed (see the bench-netpairs: lines)"
 	fi

@@ -284,27 +284,33 @@ np_rounds() {
 	done
 }
 
-# np_lead: pa1 runs the steps
-np_lead() {
-	: >/tmp/nf.done
-	_ups=
-	_lt=$(up)
+# np_start_all: pa1 has dom0 create the other domUs and waits until every
+# one said up, or none more is coming.  NP_UPS: "N name=status ...";
+# NP_T0: when pa1 asked.  True when all are up and ok.
+np_start_all() {
+	NP_UPS='' NP_T0=$(up) _ld=
 	rpc spawn >/dev/null
-	# every domU up, or none more to come
-	while [ "$(since "$_lt")" -lt 900 ]; do
-		_ups=$(rpc ups)
-		[ "${_ups%% *}" = $((NP_PAIRS * 2)) ] && break
-		case "$_ups" in *" done "*) [ -n "${_ld:-}" ] || _ld=$(up)
+	while [ "$(since "$NP_T0")" -lt 900 ]; do
+		NP_UPS=$(rpc ups)
+		[ "${NP_UPS%% *}" = $((NP_PAIRS * 2)) ] && break
+		case "$NP_UPS" in *" done "*) [ -n "$_ld" ] || _ld=$(up)
 			[ "$(since "$_ld")" -lt 90 ] || break ;;
 		esac
 		sleep 5
 	done
-	_ups=$(echo "$_ups" | cut -d' ' -f1,3-)
-	_bad=$(echo "${_ups#* }" | tr ' ' '\n' | grep -v '=ok$' | grep . | tr '\n' ' ')
-	if [ "${_ups%% *}" = $((NP_PAIRS * 2)) ] && [ -z "$_bad" ]; then
-		nf_step bind PASS "all $((NP_PAIRS * 2)) up $(since "$_lt")s after pa1 was: ${_ups#* }"
+	# without "running" / "done"
+	NP_UPS=$(echo "$NP_UPS" | cut -d' ' -f1,3-)
+	[ "${NP_UPS%% *}" = $((NP_PAIRS * 2)) ] &&
+		! echo "${NP_UPS#* }" | tr ' ' '\n' | grep . | grep -qv '=ok$'
+}
+
+# np_lead: pa1 runs the steps
+np_lead() {
+	: >/tmp/nf.done
+	if np_start_all; then
+		nf_step bind PASS "all $((NP_PAIRS * 2)) up $(since "$NP_T0")s after pa1 was: ${NP_UPS#* }"
 	else
-		nf_step bind FAIL "want $((NP_PAIRS * 2)) domUs bound and up: ${_ups:-none}"
+		nf_step bind FAIL "want $((NP_PAIRS * 2)) domUs bound and up: ${NP_UPS:-none}"
 	fi
 	for _r in 1 2 4; do
 		[ "$_r" = 4 ] && _s0=$(rpc nb-sum)
