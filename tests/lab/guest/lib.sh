@@ -41,6 +41,22 @@ wait_for() {
 	return 1
 }
 
+# iperf3_receiver tcp|udp LOG: from iperf3's summary in LOG, the
+# receiver's Mbit/s (tcp) or datagrams per second received (udp); nothing
+# when there is none.  Shared by the net benchmarks.
+#   TCP: "[  5]   0.00-5.00   sec  5.12 MBytes  8.59 Mbits/sec      receiver"
+#   UDP: "[  5]   0.00-5.00   sec  1.43 MBytes  2.40 Mbits/sec  0.1 ms  12/23456 (0.05%)  receiver"
+iperf3_receiver() {
+	case "$1" in
+	tcp) awk '/receiver$/ { v = $(NF-2); u = $(NF-1)
+		m = (u ~ /^Gbits/) ? 1000 : (u ~ /^Mbits/) ? 1 : (u ~ /^Kbits/) ? 0.001 : 0.000001
+		r = v * m } END { if (r > 0) printf "%.2f\n", r }' "$2" ;;
+	udp) awk '/receiver$/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+-[0-9.]+$/) { split($i, t, "-"); d = t[2] - t[1]; break }
+		n = split($(NF-2), l, "/"); if (n == 2 && d > 0) r = (l[2] - l[1]) / d }
+		END { if (r > 0) printf "%.0f\n", r }' "$2" ;;
+	esac
+}
+
 # memfree_kb: "MemFree Shmem" in kB after dropping clean caches.  Shmem is
 # kept so that tmpfs growth (dom0's loop-device backing files, logs) can be
 # told apart from memory a module kept.

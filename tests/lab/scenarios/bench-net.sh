@@ -150,15 +150,9 @@ bn_run() {
 		echo "bench-net: $1: iperf3 failed: $(grep -iE 'error|refused|unable' /tmp/bn-iperf.log | head -n 2 | tr '\n' ' ')" >&2
 		return 1
 	}
-	# TCP: "[  5]   0.00-5.00   sec  5.12 MBytes  8.59 Mbits/sec      receiver"
-	# UDP: "[  5]   0.00-5.00   sec  1.43 MBytes  2.40 Mbits/sec  0.1 ms  12/23456 (0.05%)  receiver"
 	case "$1" in
-	tcp-*) awk '/receiver$/ { v = $(NF-2); u = $(NF-1)
-		m = (u ~ /^Gbits/) ? 1000 : (u ~ /^Mbits/) ? 1 : (u ~ /^Kbits/) ? 0.001 : 0.000001
-		r = v * m } END { if (r > 0) printf "%.2f\n", r }' /tmp/bn-iperf.log ;;
-	udp*) awk '/receiver$/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+-[0-9.]+$/) { split($i, t, "-"); d = t[2] - t[1]; break }
-		n = split($(NF-2), l, "/"); if (n == 2 && d > 0) r = (l[2] - l[1]) / d }
-		END { if (r > 0) printf "%.0f\n", r }' /tmp/bn-iperf.log ;;
+	tcp-*) iperf3_receiver tcp /tmp/bn-iperf.log ;;
+	udp*) iperf3_receiver udp /tmp/bn-iperf.log ;;
 	esac
 }
 
