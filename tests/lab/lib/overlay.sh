@@ -15,6 +15,13 @@ overlay_tree() {
 	install -m 0755 "$LAB_DIR/guest/$role-init" "$d/init"
 	cp "$LAB_DIR/guest/lib.sh" "$d/xps/lib.sh"
 	[ "$role" = domU ] || install -m 0755 "$LAB_DIR/guest/xps-block" "$d/xps/xps-block"
+	# x86 dom0 (no libc headers in its image): the lab's host-built
+	# tools (bench-netpairs: xps-xtcount)
+	if [ "$role" = dom0 ] && [ "$LAB_ARCH" = x86 ]; then
+		mkdir -p "$d/xps/bin"
+		${CC:-cc} -O2 -Wall -static -s -o "$d/xps/bin/xps-xtcount" "$LAB_DIR/tools/xps-xtcount.c" ||
+			die "cannot build xps-xtcount"
+	fi
 	# All of them: a scenario may use another's helpers (blkfront-life
 	# sources blkfront.sh); only those named run.
 	cp "$LAB_DIR"/scenarios/*.sh "$d/xps/scenarios/"
