@@ -224,7 +224,8 @@ bp_nbops() {
 	echo "$(nb_get "$_s" grant_copy_ops) $(($(nb_get "$_s" tx_memcpy_bytes) + $(nb_get "$_s" tx_gcopy_bytes)))"
 }
 
-# bp_lead: pa1 runs the rounds
+# bp_lead: pa1 runs the rounds (BP_N runs done, BP_BAD failed: globals,
+# as rpc's own counter is _n)
 bp_lead() {
 	if ! np_start_all; then
 		fail bench-netpairs/bind "want $((2 * NP_PAIRS)) domUs up: ${NP_UPS:-none}"
@@ -233,7 +234,7 @@ bp_lead() {
 		return
 	fi
 	pass bench-netpairs/bind "$((2 * NP_PAIRS)) up $(since "$NP_T0")s after pa1; variants: $BP_VARIANTS"
-	_cur=$(bp_first) _bad=0 _n=0 _rep=1
+	_cur=$(bp_first) BP_BAD=0 BP_N=0 _rep=1
 	# shellcheck disable=SC2086 # word splitting intended: a list
 	_nv=$(echo $BP_VARIANTS | wc -w)
 	while [ "$_rep" -le "$BP_REPS" ]; do
@@ -244,7 +245,7 @@ bp_lead() {
 			if [ "$_v" != "$_cur" ]; then
 				if ! bp_variant "$_v"; then
 					echo "bench-netpairs: could not switch to $_v: $BP_WHY"
-					_bad=$((_bad + 1)); _cur=; continue
+					BP_BAD=$((BP_BAD + 1)); _cur=; continue
 				fi
 				_cur=$_v
 			fi
@@ -256,7 +257,7 @@ bp_lead() {
 				# shellcheck disable=SC2086 # word splitting intended: values
 				if [ "$(echo $_vals | wc -w)" != "$_p" ]; then
 					echo "bench-netpairs: tcp $_p pair(s) with $_v, round $_rep: $BP_RES"
-					_bad=$((_bad + 1)); continue
+					BP_BAD=$((BP_BAD + 1)); continue
 				fi
 				for _x in $_vals; do bp_sample netpairs-tcp pair Mbit/s true "$_v" "$_p" "$_rep" "$_x"; done
 				# shellcheck disable=SC2086 # word splitting intended: values
@@ -268,25 +269,25 @@ bp_lead() {
 					bp_sample netpairs-tcp grant_copy_ops_per_mb ops/MB false "$_v" "$_p" "$_rep" \
 						"$(awk -v o=$(($3 - $1)) -v b=$(($4 - $2)) 'BEGIN { printf "%.2f", o / (b / 1048576) }')"
 				fi
-				_n=$((_n + 1))
+				BP_N=$((BP_N + 1))
 			done
 			bp_do udp:1 1 $((BP_RUNTIME + 120))
-			_u=$(echo "$BP_RES" | sed -n 's/.*pa1=\([0-9]*\)$/\1/p')
+			_u=$(echo "$BP_RES" | tr ' ' '\n' | sed -n 's/^pa1=\([0-9][0-9]*\)$/\1/p')
 			if [ -n "$_u" ]; then
 				bp_sample netpairs-udp64 datagrams dgram/s true "$_v" 1 "$_rep" "$_u"
-				_n=$((_n + 1))
+				BP_N=$((BP_N + 1))
 			else
 				echo "bench-netpairs: udp64 with $_v, round $_rep: $BP_RES"
-				_bad=$((_bad + 1))
+				BP_BAD=$((BP_BAD + 1))
 			fi
 		done
 		_rep=$((_rep + 1))
 	done
 	rpc go end >/dev/null
-	if [ "$_bad" = 0 ]; then
-		pass bench-netpairs/sweep "$_n runs, $BP_REPS rounds of $BP_VARIANTS, $(since "$NP_T0")s"
+	if [ "$BP_BAD" = 0 ]; then
+		pass bench-netpairs/sweep "$BP_N runs, $BP_REPS rounds of $BP_VARIANTS, $(since "$NP_T0")s"
 	else
-		fail bench-netpairs/sweep "$_bad of $((_n + _bad)) runs or switches failed (see the bench-netpairs: lines)"
+		fail bench-netpairs/sweep "$BP_BAD of $((BP_N + BP_BAD)) runs or switches failed (see the bench-netpairs: lines)"
 	fi
 }
 
