@@ -26,7 +26,17 @@
 # stay loaded), bridges the new vif and writes hotplug-status as
 # vif-bridge does; every domU loads the new frontend and pings dom0.
 # The backend's own counters (ours: ethtool -S of the vifs) give grant
-# copy operations per MB for each run.
+# copy operations per MB for each run.  Xen's count, independent of the
+# backend: per round and variant one more 1-pair TCP run with xentrace in
+# dom0 recording PV hypercall entries (-e 0x00203000: every PV guest's
+# hypercalls, multicall subcalls included), fed to xps-xtcount
+# (tests/lab/tools, built by the host for dom0), which sums the operations of
+# every grant_table_op by command; per MB the vifs received from their
+# guests: netpairs-xen-1p grant_ops_per_mb, gnttab_calls_per_mb and
+# hypercalls_per_mb.  Those are system-wide (the frontends make no grant
+# hypercall per packet: they write their grant table entries directly).
+# The traced run is not one of the throughput samples (tracing costs
+# dom0 time).
 #
 # Host knobs (XPS_SCN_* reach the guests through run.conf):
 #   XPS_SCN_BENCH_PVARIANTS  comma-separated, the first the baseline
@@ -65,10 +75,10 @@ bench_netpairs_domus="pa1"
 bench_netpairs_selfcheck_domus="pa1"
 bench_netpairs_lab_mem=6144
 # Budget: the domUs' start as netpairs (about 5 min), per round and
-# variant a switch (estimate 90 s) and one run per pair count and the UDP
-# run (runtime plus about 15 s each), 1.5x that.
+# variant a switch (estimate 90 s) and one run per pair count, the UDP
+# run and the traced run (runtime plus about 15 s each), 1.5x that.
 # shellcheck disable=SC2086 # word splitting intended: lists
-bench_netpairs_budget=$(( 300 + 3 * BP_REPS * $(echo $BP_VARIANTS | wc -w) * (90 + ($(echo $BP_PAIRS | wc -w) + 1) * (BP_RUNTIME + 15)) / 2 ))
+bench_netpairs_budget=$(( 300 + 3 * BP_REPS * $(echo $BP_VARIANTS | wc -w) * (90 + ($(echo $BP_PAIRS | wc -w) + 2) * (BP_RUNTIME + 15)) / 2 ))
 
 # ---- dom0 side ---------------------------------------------------------------
 
@@ -109,9 +119,43 @@ bp_switch() {
 	RPC_REPLY="ok $_n vif(s) on $1${_e:+, bind failed:$_e}"
 }
 
+# bp_vif_rx: bytes dom0's vifs received from their guests, summed
+bp_vif_rx() {
+	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+}
+
+# bp_xt_start: xentrace recording PV hypercall entries into xps-xtcount
+bp_xt_start() {
+	_x=/run/xps/xt
+	rm -rf "$_x"; mkdir -p "$_x"
+	[ -x /xps/bin/xps-xtcount ] || { RPC_REPLY="fail no xps-xtcount"; return; }
+	mkfifo "$_x/fifo"
+	bp_vif_rx >"$_x/rx0"
+	/xps/bin/xps-xtcount <"$_x/fifo" >"$_x/out" 2>&1 &
+	# 256 pages per CPU buffer; -D: nothing from before this run
+	xentrace -D -S 256 -e 0x00203000 "$_x/fifo" >"$_x/log" 2>&1 &
+	echo $! >"$_x/pid"
+	sleep 1
+	if kill -0 "$(cat "$_x/pid")" 2>/dev/null; then RPC_REPLY=ok
+	else RPC_REPLY="fail xentrace: $(head -c 120 "$_x/log" | tr '\n' ' ')"; fi
+}
+
+# bp_xt_stop: "ok bytes=<vif rx bytes> <xps-xtcount's counts>"
+bp_xt_stop() {
+	_x=/run/xps/xt
+	_b=$(( $(bp_vif_rx) - $(cat "$_x/rx0" 2>/dev/null || echo 0) ))
+	kill -INT "$(cat "$_x/pid" 2>/dev/null)" 2>/dev/null
+	_i=0
+	while [ $_i -lt 30 ] && ! grep -q '^records=' "$_x/out" 2>/dev/null; do sleep 1; _i=$((_i + 1)); done
+	if grep -q '^records=' "$_x/out"; then RPC_REPLY="ok bytes=$_b $(cat "$_x/out")"
+	else RPC_REPLY="fail $(cat "$_x/out" "$_x/log" 2>/dev/null | head -c 160 | tr '\n' ' ')"; fi
+}
+
 bench_netpairs_rpc() {
 	case "$2" in
 	nb-switch) bp_switch "$3" ;;
+	xt-start) bp_xt_start ;;
+	xt-stop) bp_xt_stop ;;
 	*) netpairs_rpc "$@" ;;
 	esac
 }
@@ -224,6 +268,35 @@ bp_nbops() {
 	echo "$(nb_get "$_s" grant_copy_ops) $(($(nb_get "$_s" tx_memcpy_bytes) + $(nb_get "$_s" tx_gcopy_bytes)))"
 }
 
+# bp_traced VARIANT ROUND: one 1-pair TCP run under xentrace; Xen's
+# grant operation and hypercall counts per MB as samples.  BP_BAD counts
+# a failure.
+bp_traced() {
+	_xs=$(rpc xt-start)
+	case "$_xs" in
+	ok) ;;
+	*) echo "bench-netpairs: xentrace with $1, round $2: $_xs"; BP_BAD=$((BP_BAD + 1)); return ;;
+	esac
+	bp_do tcp:1 1 $((BP_RUNTIME + 120))
+	_xr=$(rpc xt-stop)
+	echo "bench-netpairs: xentrace with $1, round $2: $_xr (run:$BP_RES)"
+	_xb=$(nb_get "${_xr#ok }" bytes)
+	case "$_xr" in
+	ok*) [ "$_xb" -gt 0 ] ;;
+	*) false ;;
+	esac || { BP_BAD=$((BP_BAD + 1)); return; }
+	for _xm in grant_ops gnttab_calls hypercalls; do
+		case $_xm in
+		grant_ops) _xc=$(( $(nb_get "$_xr" copy) + $(nb_get "$_xr" map) + $(nb_get "$_xr" unmap) + $(nb_get "$_xr" other) )) ;;
+		*) _xc=$(nb_get "$_xr" $_xm) ;;
+		esac
+		_xu=calls/MB; [ $_xm = grant_ops ] && _xu=ops/MB
+		bp_sample netpairs-xen "${_xm}_per_mb" "$_xu" false "$1" 1 "$2" \
+			"$(awk -v o="$_xc" -v b="$_xb" 'BEGIN { printf "%.2f", o / (b / 1048576) }')"
+	done
+	BP_N=$((BP_N + 1))
+}
+
 # bp_lead: pa1 runs the rounds (BP_N runs done, BP_BAD failed: globals,
 # as rpc's own counter is _n)
 bp_lead() {
@@ -280,6 +353,7 @@ bp_lead() {
 				echo "bench-netpairs: udp64 with $_v, round $_rep: $BP_RES"
 				BP_BAD=$((BP_BAD + 1))
 			fi
+			bp_traced "$_v" "$_rep"
 		done
 		_rep=$((_rep + 1))
 	done
