@@ -173,6 +173,13 @@ netpairs_rpc() {
 	nres) RPC_REPLY=$(find "$_np" -name "res-$1-*" | wc -l) ;;
 	# (an empty reply reads "ok" on the other side: "none" when missing)
 	getres) RPC_REPLY=$(cat "$_np/res-$1-$2" 2>/dev/null) || RPC_REPLY=none ;;
+	getresall) # getresall ROUND: "K=result ..." (a result's spaces as _)
+		RPC_REPLY=
+		for _f in "$_np/res-$1-"*; do
+			[ -e "$_f" ] && RPC_REPLY="$RPC_REPLY ${_f##*/res-"$1"-}=$(tr ' ' _ <"$_f")"
+		done
+		RPC_REPLY=${RPC_REPLY# }
+		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
 	clean) # clean NAME DETAIL...
 		_n=$1; shift
 		echo "$*" >"$_np/clean-$_n"
