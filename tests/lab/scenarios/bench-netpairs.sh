@@ -121,7 +121,7 @@ bp_switch() {
 
 # bp_vif_rx: bytes dom0's vifs received from their guests, summed
 bp_vif_rx() {
-	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
 # bp_xt_start: xentrace recording PV hypercall entries into xps-xtcount

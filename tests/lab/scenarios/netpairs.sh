@@ -90,7 +90,7 @@ np_vifs_sum() {
 	for _v in /sys/class/net/vif*; do
 		[ -e "$_v" ] && ethtool -S "${_v##*/}" 2>/dev/null
 	done | awk -F': *' 'NF == 2 && $2 ~ /^[0-9]+$/ { gsub(/ /, "", $1); s[$1] += $2 }
-		END { for (k in s) printf "%s=%s ", k, s[k] }'
+		END { for (k in s) printf "%s=%.0f ", k, s[k] }'
 }
 
 # np_spawn: dom0 creates NP_SPAWN one after the other (three attempts
