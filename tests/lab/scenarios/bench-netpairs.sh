@@ -63,7 +63,7 @@ bp_first() { set -- $BP_VARIANTS; echo "$1"; }
 NP_SCN=bench-netpairs
 # as many pairs as the largest count asked for
 NP_PAIRS=$(echo "$BP_PAIRS" | tr ' ' '\n' | sort -n | tail -n 1)
-NP_NF_DEFAULT=$(case "$(bp_first)" in stock) echo stock ;; *) echo ours ;; esac)
+NP_NF_DEFAULT=$(bp_nb "$(bp_first)")
 NP_NB_DEFAULT=$(bp_nb "$(bp_first)")
 if [ -f /xps/scenarios/netpairs.sh ]; then
 	. /xps/scenarios/netpairs.sh
