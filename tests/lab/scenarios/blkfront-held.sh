@@ -50,6 +50,12 @@ blkfront_held_dom0_prepare() {
 	bf_dm_disk bfhc 64
 }
 
+# dom0: xvdc's device-mapper device in sysfs, and whether it has no
+# request in flight
+bfh_dm_sys() { echo "/sys/block/dm-$(dmsetup info -c --noheadings -o minor bfhc | tr -d ' ')"; }
+# shellcheck disable=SC2046 # "reads writes": two words wanted
+bfh_dm_idle() { set -- $(cat "$(bfh_dm_sys)/inflight" 2>/dev/null) x x; [ "$1" = 0 ] && [ "$2" = 0 ]; }
+
 blkfront_held_domU_cfg() {
 	echo "disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=$BFH_LOOPA', 'format=raw, vdev=xvdc, access=rw, script=xps-block, target=/dev/mapper/bfhc' ]"
 }
@@ -62,9 +68,14 @@ blkfront_held_rpc() {
 	hold-c) # xvdc's I/O held in device-mapper until release-c
 		if timeout 30 dmsetup suspend --noudevsync bfhc; then RPC_REPLY=ok
 		else RPC_REPLY="error dmsetup suspend bfhc"; fi ;;
-	release-c)
-		if dmsetup resume --noudevsync bfhc; then RPC_REPLY=ok
-		else RPC_REPLY="error dmsetup resume bfhc"; fi ;;
+	release-c) # and wait until the released I/O has ended: blkback
+		# refuses a reconnect ("pending I/O") while any of it is in
+		# flight, and a loaded lab rebinds faster than it drains (CI,
+		# 2026-12-02: xvdc did not come back after the timeout step)
+		if ! dmsetup resume --noudevsync bfhc; then
+			RPC_REPLY="error dmsetup resume bfhc"
+		elif wait_for 60 bfh_dm_idle; then RPC_REPLY=ok
+		else RPC_REPLY="error bfhc still has I/O in flight 60 s after the resume: $(cat "$(bfh_dm_sys)/inflight")"; fi ;;
 	lie-size) # xvdc's backend claims 2^54 sectors (2^63 bytes) and
 		# says Connected again, as blkback does after a resize
 		_p=/local/domain/0/backend/vbd/$_dom/51744
@@ -93,10 +104,12 @@ bfh_timeout() {
 	fi
 	_d="fio ended ${_te}s after dom0 held xvdc's I/O (rc ${_fr:-running}, $(bf_c_fio_err)); $(bf_xps xvdc dead errors_timeout errors_dead); $(dmesg | grep -o 'a request is unanswered after [0-9]* s' | tail -n 1)"
 	kill -9 "$_fp" 2>/dev/null; wait "$_fp" 2>/dev/null
-	rpc release-c >/dev/null
+	_r=$(rpc release-c)
 	[ -n "$_ok" ] && [ "$(bf_x xvdc dead)" = 1 ] && [ "$(bf_x xvdc errors_timeout)" -ge 1 ] &&
 		[ "$_te" -ge 4 ] || _ok=
-	bf_c_unbind && bf_c_bind || { _d="$_d; xvdc did not come back"; return 1; }
+	[ "$_r" = ok ] || { _d="$_d; rpc release-c: $_r"; _ok=; }
+	bf_c_unbind || { _d="$_d; xvdc still there 20 s after its unbind"; return 1; }
+	bf_c_bind || { _d="$_d; xvdc did not come back: $(dmesg | grep -E 'vbd|xbf|blkfront' | tail -n 2 | tr '\n' ' ')"; return 1; }
 	[ -n "$_ok" ]
 }
 
@@ -104,6 +117,7 @@ bfh_timeout() {
 # or zero-copy (set for xvdc's probe by the caller)
 bfh_held_unbind() {
 	_mode=$1
+	test -e /sys/block/xvdc || { _d="$_mode: no xvdc when the step began"; return 1; }
 	_pb0=$(bf_tot pool_grants_busy) _h0=$(bf_tot requests_held_total) _fl0=$(bf_gp flagged_pools)
 	_r=$(rpc hold-c)
 	[ "$_r" = ok ] || { _d="$_mode: rpc hold-c: $_r"; return 1; }
