@@ -85,26 +85,66 @@ run_step() {
 
 passed=0
 failed=0
-for s in "${steps[@]}"; do
-	echo "=== $s ($(date +%T))"
+
+# run_logged STEP: the step into its log; its start, exit code and seconds
+# into $logs/STEP.run
+run_logged() {
+	local t0 rc
 	t0=$(date +%s)
-	run_step "$s" >"$logs/$s.log" 2>&1
+	run_step "$1" >"$logs/$1.log" 2>&1
 	rc=$?
-	grep -E '^(PASS|FAIL|TIME): ' "$logs/$s.log"
-	p=$(grep -c '^PASS: ' "$logs/$s.log")
-	f=$(grep -c '^FAIL: ' "$logs/$s.log")
-	if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
-		tail -n 40 "$logs/$s.log"
-		echo "FAIL: $s exited with status $rc"
+	echo "$(date -d "@$t0" +%T) $rc $(($(date +%s) - t0))" >"$logs/$1.run"
+}
+
+# report STEP [noheader]: its lines, as the step printed them, and the tally
+report() {
+	local start rc secs p f
+	read -r start rc secs <"$logs/$1.run"
+	[ -n "${2:-}" ] || echo "=== $1 ($start)"
+	grep -E '^(PASS|FAIL|TIME): ' "$logs/$1.log"
+	p=$(grep -c '^PASS: ' "$logs/$1.log")
+	f=$(grep -c '^FAIL: ' "$logs/$1.log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		tail -n 40 "$logs/$1.log"
+		echo "FAIL: $1 exited with status $rc"
 		f=1
-	elif [ $rc -eq 0 ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-		echo "PASS: $s"
+	elif [ "$rc" -eq 0 ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "PASS: $1"
 		p=1
 	fi
-	[ "$f" -eq 0 ] || echo "    (log: $logs/$s.log)"
-	echo "TIME: check/$s $(($(date +%s) - t0))s"
+	[ "$f" -eq 0 ] || echo "    (log: $logs/$1.log)"
+	echo "TIME: check/$1 ${secs}s"
 	passed=$((passed + p))
 	failed=$((failed + f))
+}
+
+# The host-only steps run as two queues side by side, one for each core:
+# the ones that build kernel modules in the tree (one at a time: they
+# share its objects) and the rest. Their lines are printed in the order
+# asked for once both are done. The lab steps then run one after the
+# other: each boot keeps both cores busy, and its budgets assume so.
+builds=() others=() rest=()
+for s in "${steps[@]}"; do
+	case "$s" in
+	w1|sparse|params|matrix)	builds+=("$s") ;;
+	unit|spin|tools|style)		others+=("$s") ;;
+	*)				rest+=("$s") ;;
+	esac
+done
+if [ $((${#builds[@]} + ${#others[@]})) -gt 0 ]; then
+	t0=$(date +%s)
+	( for s in "${builds[@]}"; do run_logged "$s"; done ) &
+	( for s in "${others[@]}"; do run_logged "$s"; done ) &
+	wait
+	for s in "${steps[@]}"; do
+		case " ${builds[*]} ${others[*]} " in *" $s "*) report "$s" ;; esac
+	done
+	echo "TIME: check/host-steps $(($(date +%s) - t0))s"
+fi
+for s in "${rest[@]}"; do
+	echo "=== $s ($(date +%T))"
+	run_logged "$s"
+	report "$s" noheader
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
