@@ -56,7 +56,11 @@
 # judged.
 
 blkfront_life_steps="cpu-selfcheck load trusted-param trusted-xs resize held-attach save-restore migrate resume-unbind reload-load leaks"
-blkfront_life_budget=1500
+# Measured: 1314 s with 20 reload cycles in a clean-clone make check on
+# this 2-core host, more than 1500 s on CI (2026-12-02); 765 s with 6
+# cycles on this host with nothing else running. The lab boot's longest
+# scenario: its budget leaves room for a loaded machine.
+blkfront_life_budget=1800
 blkfront_life_domus="bfl"
 BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-6}
 # Debugging: XPS_SCN_BFL_ONLY=step,step runs only those (and load); the
