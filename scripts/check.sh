@@ -4,7 +4,10 @@
 # check.sh [STEP...]: everything `make check` (and so CI) runs.
 #
 # Each step prints one line per test, "PASS: <name>" or "FAIL: <name>
-# <why>"; a step that prints none is judged by its exit code. Every step
+# <why>"; a step that prints none is judged by its exit code. A lab step
+# with a step that has no result adds "TAIL: " lines (the domU's and
+# dom0's last words about it), so a CI log alone says where it stopped.
+# Every step
 # runs even after a failure, its log is kept in build/check/<step>.log,
 # and the last line is "N passed, N failed".
 # Steps: unit spin tools style w1 sparse params matrix lab net netback
@@ -101,7 +104,7 @@ report() {
 	local start rc secs p f
 	read -r start rc secs <"$logs/$1.run"
 	[ -n "${2:-}" ] || echo "=== $1 ($start)"
-	grep -E '^(PASS|FAIL|TIME): ' "$logs/$1.log"
+	grep -E '^(PASS|FAIL|TIME|TAIL): ' "$logs/$1.log"
 	p=$(grep -c '^PASS: ' "$logs/$1.log")
 	f=$(grep -c '^FAIL: ' "$logs/$1.log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then

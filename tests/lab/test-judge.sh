@@ -49,6 +49,39 @@ expect step-fail 1 '^FAIL: lab/x86/smoke/fio-verify verify: bad header'
 good | grep -v 'iperf3-down' | mk missing-step
 expect missing-step 1 '^FAIL: lab/x86/smoke/iperf3-down no result'
 
+# A step without a result shows the domU's last console lines (not its
+# dmesg dump) and dom0's lines about it; past the budget, it says so.
+past_budget() {
+	good | grep -v -e 'iperf3-down' -e XPS-SCENARIO-END
+	echo '[domU:smoke] xps: iperf3 -R to 10.0.0.1 started'
+	echo 'xps: smoke: still waiting for the domU'
+	echo 'XPS-RESULT smoke/domU-exit FAIL smoke still running after 900s; destroyed'
+}
+past_budget | mk tail-console
+expect tail-console 1 '^TAIL: lab/x86/smoke/smoke xps: iperf3 -R to 10.0.0.1 started'
+past_budget | mk tail-dom0
+expect tail-dom0 1 '^TAIL: lab/x86/smoke/dom0 xps: smoke: still waiting'
+past_budget | mk budget-why
+expect budget-why 1 "^FAIL: lab/x86/smoke/iperf3-down no result \\(past the scenario's budget"
+{ good | grep -v -e 'iperf3-down'
+  echo '[domU:smoke] XPS-DMESG-BEGIN domU:smoke'
+  echo '[domU:smoke] [    1.0] dmesg line'
+  echo '[domU:smoke] XPS-DMESG-END domU:smoke'; } | mk tail-no-dmesg
+out=$("$here/lab" judge "$tmp/tail-no-dmesg" smoke 2>&1 || true)
+if grep -q 'TAIL: .*dmesg line' <<<"$out"; then
+	echo "FAIL: lab/judge/tail-no-dmesg the dmesg dump is in the tail"; fails=$((fails + 1))
+elif grep -q '^TAIL: lab/x86/smoke/smoke XPS-RESULT smoke/iperf3-up' <<<"$out"; then
+	echo "PASS: lab/judge/tail-no-dmesg"
+else
+	echo "FAIL: lab/judge/tail-no-dmesg no tail before the dump"; fails=$((fails + 1))
+fi
+out=$("$here/lab" judge "$tmp/all-pass" smoke 2>&1 || true)
+if grep -q '^TAIL: ' <<<"$out"; then
+	echo "FAIL: lab/judge/no-tail-on-pass a passing run printed TAIL lines"; fails=$((fails + 1))
+else
+	echo "PASS: lab/judge/no-tail-on-pass"
+fi
+
 good | grep -v -e XPS-DONE -e XPS-SCENARIO-END | mk hang
 expect hang 1 '^FAIL: lab/x86/smoke/complete no end marker'
 

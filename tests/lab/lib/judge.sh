@@ -60,6 +60,11 @@ judge_run() {
 		# domU names of this scenario, for attributing their log lines.
 		local domus
 		domus=$(grep -oE "XPS-DOMU [^ ]+ $s " "$log" | awk '{ print $2 }' | xargs)
+		# A scenario past its budget: dom0 destroyed its domUs (the
+		# domU-exit result says so), whatever QEMU did afterwards.
+		local swhy=$why noresult=
+		grep -qE "XPS-RESULT $s/domU-exit FAIL .*still running after" "$log" &&
+			swhy="past the scenario's budget: dom0 destroyed its domU; slow or hung"
 		for step in $steps; do
 			if [ "$step" = cpu-selfcheck ]; then
 				line=$(grep -oE "XPS-LABFAULT ($s|\*) .*" "$log" | head -n1 || true)
@@ -76,7 +81,8 @@ judge_run() {
 			line=$(grep -oE "XPS-RESULT $s/$step (PASS|FAIL).*" "$log" | grep -m1 ' FAIL' ||
 			       grep -oE -m1 "XPS-RESULT $s/$step (PASS|FAIL).*" "$log" || true)
 			if [ -z "$line" ]; then
-				judge_emit "$s" "$step" FAIL "no result ($why; see $dir/serial.log)"
+				judge_emit "$s" "$step" FAIL "no result ($swhy; see $dir/serial.log)"
+				noresult=1
 				continue
 			fi
 			read -r _ _ verdict detail <<<"$line"
@@ -100,6 +106,20 @@ judge_run() {
 		else
 			judge_emit "$s" log-clean FAIL "$(echo "$bad" | wc -l) line(s), first: $(echo "$bad" | head -n1)"
 			echo "$bad" | head -n 10 | sed "s|^|INFO: lab/$LAB_ARCH/$s/log-clean |"
+		fi
+		# A step without a result: what its domUs and dom0 said last
+		# (outside their dmesg dumps), for a reader who has only this
+		# output (a CI log) and not the serial log.
+		if [ -n "$noresult" ]; then
+			for d in $domus; do
+				awk -v p="[domU:$d] " 'index($0, p) == 1 { l = substr($0, length(p) + 1)
+					if (l ~ /^XPS-DMESG-BEGIN /) skip = 1
+					if (!skip) print l
+					if (l ~ /^XPS-DMESG-END /) skip = 0 }' "$log" |
+					tail -n 20 | cut -c1-200 | sed "s|^|TAIL: lab/$LAB_ARCH/$s/$d |"
+				grep -E "^xps: ${d}[: ]" "$log" | tail -n 8 | cut -c1-200 |
+					sed "s|^|TAIL: lab/$LAB_ARCH/$s/dom0 |"
+			done
 		fi
 		line=$(grep -oE "XPS-SCENARIO-END $s [0-9]+" "$log" || true)
 		if [ -z "$line" ]; then
