@@ -33,12 +33,13 @@ run_step() {
 	case "$1" in
 	unit)	make -s -C tests/unit check ;;
 	spin)	tests/spin/check.sh ;;
-	tools)	local a=0 b=0 c=0 d=0
+	tools)	local a=0 b=0 c=0 d=0 e=0
 		python3 tests/bench/test_xpsstats.py || a=$?
 		tests/lab/test-judge.sh || b=$?
 		tests/lab/tools/test-verify.sh || c=$?
 		tests/lab/tools/test-xtcount.sh || d=$?
-		[ $a -eq 0 ] && [ $b -eq 0 ] && [ $c -eq 0 ] && [ $d -eq 0 ] ;;
+		tests/lab/test-bench-netpairs.sh || e=$?
+		[ $a -eq 0 ] && [ $b -eq 0 ] && [ $c -eq 0 ] && [ $d -eq 0 ] && [ $e -eq 0 ] ;;
 	style)	scripts/style.sh ;;
 	w1)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh w1 "$(lab_kdir)" ;;
 	sparse)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh sparse "$(lab_kdir)" ;;
