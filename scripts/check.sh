@@ -7,9 +7,8 @@
 # <why>"; a step that prints none is judged by its exit code. A lab step
 # with a step that has no result adds "TAIL: " lines (the domU's and
 # dom0's last words about it), so a CI log alone says where it stopped.
-# Every step
-# runs even after a failure, its log is kept in build/check/<step>.log,
-# and the last line is "N passed, N failed".
+# Every step runs even after a failure, its log is kept in
+# build/check/<step>.log, and the last line is "N passed, N failed".
 # Steps: unit spin tools style w1 sparse params matrix lab net netback
 # netback-stock netpairs pkg arm64
 # (default: all of them).
@@ -33,13 +32,13 @@ run_step() {
 	case "$1" in
 	unit)	make -s -C tests/unit check ;;
 	spin)	tests/spin/check.sh ;;
-	tools)	local a=0 b=0 c=0 d=0 e=0
-		python3 tests/bench/test_xpsstats.py || a=$?
-		tests/lab/test-judge.sh || b=$?
-		tests/lab/tools/test-verify.sh || c=$?
-		tests/lab/tools/test-xtcount.sh || d=$?
-		tests/lab/test-bench-netpairs.sh || e=$?
-		[ $a -eq 0 ] && [ $b -eq 0 ] && [ $c -eq 0 ] && [ $d -eq 0 ] && [ $e -eq 0 ] ;;
+	tools)	local r=0	# each runs even after a failure
+		python3 tests/bench/test_xpsstats.py || r=1
+		tests/lab/test-judge.sh || r=1
+		tests/lab/tools/test-verify.sh || r=1
+		tests/lab/tools/test-xtcount.sh || r=1
+		tests/lab/test-bench-netpairs.sh || r=1
+		return $r ;;
 	style)	scripts/style.sh ;;
 	w1)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh w1 "$(lab_kdir)" ;;
 	sparse)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh sparse "$(lab_kdir)" ;;
