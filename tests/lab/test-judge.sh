@@ -63,6 +63,8 @@ past_budget | mk tail-dom0
 expect tail-dom0 1 '^TAIL: lab/x86/smoke/dom0 xps: smoke: still waiting'
 past_budget | mk budget-why
 expect budget-why 1 "^FAIL: lab/x86/smoke/iperf3-down no result \\(past the scenario's budget"
+past_budget | mk budget-why-complete
+expect budget-why-complete 1 "^FAIL: lab/x86/smoke/complete no end marker \\(past the scenario's budget"
 { good | grep -v -e 'iperf3-down'
   echo '[domU:smoke] XPS-DMESG-BEGIN domU:smoke'
   echo '[domU:smoke] [    1.0] dmesg line'

@@ -123,7 +123,7 @@ judge_run() {
 		fi
 		line=$(grep -oE "XPS-SCENARIO-END $s [0-9]+" "$log" || true)
 		if [ -z "$line" ]; then
-			judge_emit "$s" complete FAIL "no end marker ($why)"
+			judge_emit "$s" complete FAIL "no end marker ($swhy)"
 		elif ! grep -q '^XPS-DONE' "$log"; then
 			judge_emit "$s" complete FAIL "dom0 never reached XPS-DONE (hang after the scenario?)"
 		else
