@@ -551,11 +551,34 @@ static int xnb_io_ring_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(xnb_io_ring);
 
+/* <debugfs>/xen-netback-pgnt/vifD.H/hash: what the frontend set */
+static int xnb_hash_show(struct seq_file *m, void *v)
+{
+	struct xnb_vif *vif = m->private;
+	const struct xnb_hash *h = &vif->hash;
+	unsigned int i, size = READ_ONCE(h->size);
+	/* the live table's index before its entries (xnb_hash_set_mapping) */
+	const u32 *tbl = h->mapping[smp_load_acquire(&h->sel)];
+
+	seq_printf(m, "algorithm %s\nflags %#x\nkey ",
+		   READ_ONCE(h->alg) == XNB_HASH_ALG_TOEPLITZ ? "toeplitz" :
+		   "none", READ_ONCE(h->flags));
+	for (i = 0; i < XNB_HASH_KEY_MAX; i++)
+		seq_printf(m, "%02x", h->key[i]);
+	seq_printf(m, "\nmapping_size %u\nmapping", size);
+	for (i = 0; i < size && i < XNB_HASH_MAPPING_MAX; i++)
+		seq_printf(m, " %u", tbl[i]);
+	seq_putc(m, '\n');
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xnb_hash);
+
 static void xnb_debugfs_add(struct xnb_vif *vif)
 {
 	vif->debugfs = debugfs_create_dir(vif->dev->name, xnb_debugfs_root);
 	debugfs_create_file("io_ring", 0400, vif->debugfs, vif,
 			    &xnb_io_ring_fops);
+	debugfs_create_file("hash", 0400, vif->debugfs, vif, &xnb_hash_fops);
 }
 
 /* ---- the net device ---- */
@@ -637,6 +660,7 @@ static const struct net_device_ops xnb_netdev_ops = {
 	.ndo_open = xnb_open,
 	.ndo_stop = xnb_close,
 	.ndo_start_xmit = xnb_start_xmit,
+	.ndo_select_queue = xnb_select_queue,
 	.ndo_fix_features = xnb_fix_features,
 	.ndo_change_mtu = xnb_change_mtu,
 	.ndo_get_stats64 = xnb_get_stats64,
@@ -662,7 +686,11 @@ static const char xnb_stat_names[][ETH_GSTRING_LEN] = {
 	[XNB_ST_GCOPY_OPS] = "grant_copy_ops",
 	[XNB_ST_GCOPY_CALLS] = "grant_copy_calls",
 	[XNB_ST_FALLBACK] = "unmapped_slots",
+	[XNB_ST_TX_HASH] = "tx_hash_packets",
+	[XNB_ST_RX_HASH] = "rx_hash_packets",
 };
+
+static_assert(ARRAY_SIZE(xnb_stat_names) == XNB_ST_NR);
 
 static const char xnb_dev_stat_names[][ETH_GSTRING_LEN] = {
 	"queues", "mapped_grants", "refused_mappings", "ctrl_requests",

@@ -78,6 +78,8 @@ enum xnb_stat {
 	XNB_ST_GCOPY_OPS,	/* grant copy operations issued */
 	XNB_ST_GCOPY_CALLS,	/* grant copy hypercalls */
 	XNB_ST_FALLBACK,	/* slots of a mapped queue whose gref was not */
+	XNB_ST_TX_HASH,		/* guest packets that came with a hash */
+	XNB_ST_RX_HASH,		/* packets to the guest with a hash extra */
 	XNB_ST_NR,
 };
 
@@ -113,6 +115,7 @@ struct xnb_tx_build {
 /* one packet to the guest: its responses await the batch's copies */
 struct xnb_rx_build {
 	struct sk_buff *skb;
+	unsigned int ex;		/* its extras: XNB_RX_EX_* */
 	RING_IDX first_rsp;
 	unsigned int nr_data;
 	unsigned int first_op;
@@ -214,6 +217,7 @@ struct xnb_queue {
  * @ctrl_irq: its irq (threaded, late EOI), 0 if none
  * @cache: mapped-grant cache of the static grants (NULL until an ADD)
  * @ctrl_requests: control requests answered
+ * @hash: the Toeplitz configuration the frontend set (reset at connect)
  * @refused: static grants refused (ADD failed or over the limit)
  * @faults: fatal frontend faults seen
  * @mapped: static grants mapped now, all queues
@@ -247,6 +251,7 @@ struct xnb_vif {
 	unsigned int ctrl_irq;
 	struct xgp_back_cache *cache;
 	u64 ctrl_requests;
+	struct xnb_hash hash;
 	atomic64_t refused;
 	atomic64_t faults;
 	atomic_t mapped;
@@ -262,6 +267,8 @@ __printf(2, 3) void xnb_fatal(struct xnb_vif *vif, const char *fmt, ...);
 
 /* xnb_io.c */
 netdev_tx_t xnb_start_xmit(struct sk_buff *skb, struct net_device *dev);
+u16 xnb_select_queue(struct net_device *dev, struct sk_buff *skb,
+		     struct net_device *sb_dev);
 int xnb_poll(struct napi_struct *napi, int budget);
 irqreturn_t xnb_tx_interrupt(int irq, void *dev_id);
 irqreturn_t xnb_rx_interrupt(int irq, void *dev_id);

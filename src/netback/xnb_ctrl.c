@@ -17,8 +17,16 @@
  *
  * The table is copied in (and, for DEL, its statuses out) with one grant
  * copy each: the frontend cannot change an entry after it was checked.
- * The Toeplitz hash messages are answered NOT_SUPPORTED.  A control
- * producer index no frontend could write disconnects the vif.
+ *
+ * The Toeplitz hash messages (SET_HASH_ALGORITHM, GET/SET_HASH_FLAGS,
+ * SET_HASH_KEY, GET/SET_HASH_MAPPING_SIZE, SET_HASH_MAPPING) are
+ * answered as the stock netback answers them (xnb_core.c has the rules):
+ * a 40-octet key, a 128-entry table whose entries must name a queue of
+ * the vif, copied in first and switched in whole.  xnb_select_queue()
+ * then steers each packet for the guest by that table and hands the
+ * guest the hash in an extra-info slot.
+ *
+ * A control producer index no frontend could write disconnects the vif.
  */
 #include "netback.h"
 
@@ -34,30 +42,85 @@ struct xnb_gref {
 
 static_assert(sizeof(struct xnb_gref) == 8);
 
-/* Copy the table page's first @n entries in (@in) or out (!@in). */
-static int xnb_ctrl_table(struct xnb_vif *vif, u32 ref, struct xnb_gref *tbl,
-			  unsigned int n, bool in)
+/*
+ * Copy @len octets from the start of the frontend's grant @ref into @buf
+ * (@in) or from @buf to it (!@in).  @buf is a 4 KB-aligned buffer.
+ */
+static int xnb_ctrl_copy(struct xnb_vif *vif, u32 ref, void *buf,
+			 unsigned int len, bool in)
 {
 	struct gnttab_copy op = {};
 
+	if (!len)
+		return 0;
 	if (in) {
 		op.flags = GNTCOPY_source_gref;
 		op.source.u.ref = ref;
 		op.source.domid = vif->domid;
-		op.dest.u.gmfn = virt_to_gfn(tbl);
+		op.dest.u.gmfn = virt_to_gfn(buf);
 		op.dest.domid = DOMID_SELF;
-		op.dest.offset = xen_offset_in_page(tbl);
+		op.dest.offset = xen_offset_in_page(buf);
 	} else {
 		op.flags = GNTCOPY_dest_gref;
-		op.source.u.gmfn = virt_to_gfn(tbl);
+		op.source.u.gmfn = virt_to_gfn(buf);
 		op.source.domid = DOMID_SELF;
-		op.source.offset = xen_offset_in_page(tbl);
+		op.source.offset = xen_offset_in_page(buf);
 		op.dest.u.ref = ref;
 		op.dest.domid = vif->domid;
 	}
-	op.len = n * sizeof(*tbl);
+	op.len = len;
 	gnttab_batch_copy(&op, 1);
 	return op.status == GNTST_okay ? 0 : -EIO;
+}
+
+/* Copy the table page's first @n entries in (@in) or out (!@in). */
+static int xnb_ctrl_table(struct xnb_vif *vif, u32 ref, struct xnb_gref *tbl,
+			  unsigned int n, bool in)
+{
+	return xnb_ctrl_copy(vif, ref, tbl, n * sizeof(*tbl), in);
+}
+
+/*
+ * A Toeplitz message.  @buf: a 4 KB buffer for the key or the table.
+ * Returns the status; *@data the answer's data.
+ */
+static u32 xnb_ctrl_hash(struct xnb_vif *vif,
+			 const struct xen_netif_ctrl_request *req, void *buf,
+			 u32 *data)
+{
+	struct xnb_hash *h = &vif->hash;
+	u32 status;
+
+	switch (req->type) {
+	case XNB_CTRL_TYPE_SET_HASH_ALGORITHM:
+		return xnb_hash_set_alg(h, req->data[0]);
+	case XNB_CTRL_TYPE_GET_HASH_FLAGS:
+		return xnb_hash_get_flags(h, data);
+	case XNB_CTRL_TYPE_SET_HASH_FLAGS:
+		return xnb_hash_set_flags(h, req->data[0]);
+	case XNB_CTRL_TYPE_SET_HASH_KEY:
+		if (req->data[1] > XNB_HASH_KEY_MAX)
+			return XNB_CTRL_STATUS_INVALID_PARAMETER;
+		if (xnb_ctrl_copy(vif, req->data[0], buf, req->data[1], true))
+			return XNB_CTRL_STATUS_INVALID_PARAMETER;
+		return xnb_hash_set_key(h, buf, req->data[1]);
+	case XNB_CTRL_TYPE_GET_HASH_MAPPING_SIZE:
+		*data = XNB_HASH_MAPPING_MAX;
+		return XNB_CTRL_STATUS_SUCCESS;
+	case XNB_CTRL_TYPE_SET_HASH_MAPPING_SIZE:
+		return xnb_hash_set_mapping_size(h, req->data[0]);
+	case XNB_CTRL_TYPE_SET_HASH_MAPPING:
+		status = xnb_hash_mapping_check(h, req->data[1], req->data[2]);
+		if (status)
+			return status;
+		if (xnb_ctrl_copy(vif, req->data[0], buf,
+				  req->data[1] * sizeof(u32), true))
+			return XNB_CTRL_STATUS_INVALID_PARAMETER;
+		return xnb_hash_set_mapping(h, buf, req->data[1], req->data[2],
+					    vif->nr_queues);
+	default:
+		return XNB_CTRL_STATUS_NOT_SUPPORTED;
+	}
 }
 
 static struct xgp_back_cache *xnb_cache(struct xnb_vif *vif)
@@ -245,6 +308,7 @@ static void xnb_ctrl_one(struct xnb_vif *vif,
 	case XNB_CTRL_TYPE_DEL_GREF_MAPPING:
 		break;
 	default:
+		rsp->status = xnb_ctrl_hash(vif, req, tbl, &rsp->data);
 		return;
 	}
 	if (!READ_ONCE(xnb_max_gref_mappings))
@@ -353,6 +417,8 @@ int xnb_ctrl_connect(struct xnb_vif *vif, grant_ref_t ref,
 	sring = addr;
 	BACK_RING_ATTACH(&vif->ctrl, sring, READ_ONCE(sring->rsp_prod),
 			 XEN_PAGE_SIZE);
+	/* a new frontend starts unhashed, whatever the last one set */
+	xnb_hash_reset(&vif->hash);
 	err = bind_interdomain_evtchn_to_irq_lateeoi(dev, evtchn);
 	if (err < 0)
 		goto unmap;
@@ -377,6 +443,8 @@ void xnb_ctrl_disconnect(struct xnb_vif *vif)
 		unbind_from_irqhandler(vif->ctrl_irq, vif);
 		vif->ctrl_irq = 0;
 	}
+	/* packets queued from now on are steered by the stack again */
+	WRITE_ONCE(vif->hash.alg, XNB_HASH_ALG_NONE);
 	if (vif->ctrl.sring) {
 		xenbus_unmap_ring_vfree(vif->xbdev, vif->ctrl.sring);
 		vif->ctrl.sring = NULL;

@@ -38,6 +38,12 @@ static_assert(XEN_NETTXF_more_data == XNB_TXF_MORE_DATA);
 static_assert(XEN_NETTXF_csum_blank == XNB_TXF_CSUM_BLANK);
 static_assert(XEN_NETTXF_data_validated == XNB_TXF_DATA_VALIDATED);
 static_assert(XNB_EXTRA_TYPE_GSO == XEN_NETIF_EXTRA_TYPE_GSO);
+static_assert(XNB_EXTRA_TYPE_HASH == XEN_NETIF_EXTRA_TYPE_HASH);
+static_assert(XNB_HASH_ALG_TOEPLITZ == XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ);
+static_assert(XNB_HASH_TYPE_IPV6_TCP == _XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP);
+static_assert(XNB_HASH_FLAGS_ALL ==
+	      (XEN_NETIF_CTRL_HASH_TYPE_IPV4 | XEN_NETIF_CTRL_HASH_TYPE_IPV4_TCP |
+	       XEN_NETIF_CTRL_HASH_TYPE_IPV6 | XEN_NETIF_CTRL_HASH_TYPE_IPV6_TCP));
 static_assert(XNB_GSO_TYPE_TCPV4 == XEN_NETIF_GSO_TYPE_TCPV4);
 static_assert(XNB_GSO_TYPE_TCPV6 == XEN_NETIF_GSO_TYPE_TCPV6);
 static_assert(XNB_PAGE == XEN_PAGE_SIZE);
@@ -108,7 +114,86 @@ static void xnb_ring_fatal(struct xnb_queue *q, const char *ring, u32 prod,
 		  q->name, ring, prod, cons);
 }
 
+/* ---- the Toeplitz hash a frontend asked for (xnb_ctrl.c) ---- */
+
+/*
+ * Hash @skb over what the frontend's flags name (TCP ports included when
+ * both a TCP flag is set and the packet has a TCP header, as netif.h
+ * says), or clear its hash: no hash extra goes with it then.
+ */
+static void xnb_skb_hash(struct xnb_vif *vif, struct sk_buff *skb)
+{
+	u32 flags = READ_ONCE(vif->hash.flags), l3, l4f;
+	struct flow_keys flow;
+	unsigned int n;
+	bool l4;
+	u8 buf[36];
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		l3 = XNB_HASH_IPV4;
+		l4f = XNB_HASH_IPV4_TCP;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		l3 = XNB_HASH_IPV6;
+		l4f = XNB_HASH_IPV6_TCP;
+	} else {
+		goto none;
+	}
+	if (!(flags & (l3 | l4f)))
+		goto none;
+	memset(&flow, 0, sizeof(flow));
+	if (!skb_flow_dissect_flow_keys(skb, &flow, 0))
+		goto none;
+	l4 = (flags & l4f) && flow.basic.ip_proto == IPPROTO_TCP &&
+	     !(flow.control.flags & FLOW_DIS_IS_FRAGMENT);
+	if (!l4 && !(flags & l3))
+		goto none;
+	if (l3 == XNB_HASH_IPV4 &&
+	    flow.control.addr_type == FLOW_DISSECTOR_KEY_IPV4_ADDRS) {
+		memcpy(buf, &flow.addrs.v4addrs.src, 4);
+		memcpy(buf + 4, &flow.addrs.v4addrs.dst, 4);
+		n = 8;
+	} else if (l3 == XNB_HASH_IPV6 &&
+		   flow.control.addr_type == FLOW_DISSECTOR_KEY_IPV6_ADDRS) {
+		memcpy(buf, &flow.addrs.v6addrs.src, 16);
+		memcpy(buf + 16, &flow.addrs.v6addrs.dst, 16);
+		n = 32;
+	} else {
+		goto none;
+	}
+	if (l4) {
+		memcpy(buf + n, &flow.ports.src, 2);
+		memcpy(buf + n + 2, &flow.ports.dst, 2);
+		n += 4;
+	}
+	__skb_set_sw_hash(skb, xnb_toeplitz(vif->hash.key, XNB_HASH_KEY_MAX,
+					    buf, n), l4);
+	return;
+none:
+	skb_clear_hash(skb);
+}
+
+/*
+ * The queue of a packet for the guest: with no algorithm set, the
+ * stack's choice; with Toeplitz, the frontend's table (or the hash
+ * modulo the queues when it set no table).
+ */
+u16 xnb_select_queue(struct net_device *dev, struct sk_buff *skb,
+		     struct net_device *sb_dev)
+{
+	struct xnb_vif *vif = netdev_priv(dev);
+	unsigned int nq = dev->real_num_tx_queues;
+
+	if (READ_ONCE(vif->hash.alg) == XNB_HASH_ALG_NONE)
+		return netdev_pick_tx(dev, skb, sb_dev) % nq;
+	xnb_skb_hash(vif, skb);
+	return xnb_hash_queue(&vif->hash, skb_get_hash_raw(skb), nq);
+}
+
 /* ---- dom0 -> guest (the rx ring) ---- */
+
+/* extra-info slots of a packet for the guest, in this order */
+#define XNB_RX_EX_GSO	0x1U
+#define XNB_RX_EX_HASH	0x2U
 
 netdev_tx_t xnb_start_xmit(struct sk_buff *skb, struct net_device *dev)
 {
@@ -218,14 +303,45 @@ static void xnb_rx_gcopy(struct xnb_queue *q, struct sk_buff *skb,
 	}
 }
 
+/* Fill the extra-info response of the packet's @nth extra (from 1). */
+static void xnb_rx_extra(struct sk_buff *skb, unsigned int ex,
+			 unsigned int nth, struct xen_netif_extra_info *out)
+{
+	bool more = nth < hweight32(ex);
+
+	memset(out, 0, sizeof(*out));
+	if (nth == 1 && (ex & XNB_RX_EX_GSO)) {
+		out->type = XEN_NETIF_EXTRA_TYPE_GSO;
+		out->u.gso.size = skb_shinfo(skb)->gso_size;
+		out->u.gso.type = skb_shinfo(skb)->gso_type & SKB_GSO_TCPV6 ?
+				  XEN_NETIF_GSO_TYPE_TCPV6 :
+				  XEN_NETIF_GSO_TYPE_TCPV4;
+	} else {
+		u32 hash = skb_get_hash_raw(skb);
+		bool v4 = skb->protocol == htons(ETH_P_IP);
+
+		out->type = XEN_NETIF_EXTRA_TYPE_HASH;
+		out->u.hash.algorithm = XEN_NETIF_CTRL_HASH_ALGORITHM_TOEPLITZ;
+		if (skb->l4_hash)
+			out->u.hash.type = v4 ? XNB_HASH_TYPE_IPV4_TCP :
+						XNB_HASH_TYPE_IPV6_TCP;
+		else
+			out->u.hash.type = v4 ? XNB_HASH_TYPE_IPV4 :
+						XNB_HASH_TYPE_IPV6;
+		memcpy(out->u.hash.value, &hash, sizeof(hash));
+	}
+	if (more)
+		out->flags = XEN_NETIF_EXTRA_FLAG_MORE;
+}
+
 /* Put one packet into the guest's buffers; its responses are written. */
 static void xnb_rx_one(struct xnb_queue *q, struct xnb_rx_build *b,
-		       struct sk_buff *skb, bool gso, unsigned int *nops)
+		       struct sk_buff *skb, unsigned int ex, unsigned int *nops)
 {
-	struct xnb_rx_slot plan[XNB_MAX_SLOTS];
+	struct xnb_rx_slot plan[XNB_RX_MAX_SLOTS];
 	unsigned int n, k, d = 0;
 
-	n = xnb_rx_plan(skb->len, gso, plan, ARRAY_SIZE(plan));
+	n = xnb_rx_plan(skb->len, hweight32(ex), plan, ARRAY_SIZE(plan));
 	b->skb = skb;
 	b->first_rsp = q->rx.rsp_prod_pvt;
 	for (k = 0; k < n; k++) {
@@ -237,18 +353,11 @@ static void xnb_rx_one(struct xnb_queue *q, struct xnb_rx_build *b,
 		RING_COPY_REQUEST(&q->rx, q->rx.req_cons, &req);
 		q->rx.req_cons++;
 		if (plan[k].extra) {
-			struct xen_netif_extra_info *ex;
-
-			ex = (struct xen_netif_extra_info *)
-				RING_GET_RESPONSE(&q->rx, q->rx.rsp_prod_pvt);
+			xnb_rx_extra(skb, ex, plan[k].extra,
+				     (struct xen_netif_extra_info *)
+				     RING_GET_RESPONSE(&q->rx,
+						       q->rx.rsp_prod_pvt));
 			q->rx.rsp_prod_pvt++;
-			memset(ex, 0, sizeof(*ex));
-			ex->type = XEN_NETIF_EXTRA_TYPE_GSO;
-			ex->u.gso.size = skb_shinfo(skb)->gso_size;
-			ex->u.gso.type = skb_shinfo(skb)->gso_type &
-					 SKB_GSO_TCPV6 ?
-					 XEN_NETIF_GSO_TYPE_TCPV6 :
-					 XEN_NETIF_GSO_TYPE_TCPV4;
 			continue;
 		}
 		if (k == 0) {
@@ -257,7 +366,7 @@ static void xnb_rx_one(struct xnb_queue *q, struct xnb_rx_build *b,
 					 XEN_NETRXF_data_validated;
 			else if (skb->ip_summed == CHECKSUM_UNNECESSARY)
 				flags |= XEN_NETRXF_data_validated;
-			if (gso)
+			if (ex)
 				flags |= XEN_NETRXF_extra_info;
 		}
 		if (plan[k].more)
@@ -290,7 +399,7 @@ static void xnb_rx_one(struct xnb_queue *q, struct xnb_rx_build *b,
 
 /* After the batch's copies: an error status where a copy failed. */
 static void xnb_rx_finish(struct xnb_queue *q, struct xnb_rx_build *b,
-			  bool gso)
+			  unsigned int ex)
 {
 	struct sk_buff *skb = b->skb;
 	unsigned int d;
@@ -312,8 +421,10 @@ static void xnb_rx_finish(struct xnb_queue *q, struct xnb_rx_build *b,
 	} else {
 		q->stats->rx_packets++;
 		q->stats->rx_bytes += skb->len;
-		if (gso)
+		if (ex & XNB_RX_EX_GSO)
 			q->stats->ext[XNB_ST_RX_GSO]++;
+		if (ex & XNB_RX_EX_HASH)
+			q->stats->ext[XNB_ST_RX_HASH]++;
 	}
 	u64_stats_update_end(&q->stats->syncp);
 	if (bad)
@@ -322,10 +433,19 @@ static void xnb_rx_finish(struct xnb_queue *q, struct xnb_rx_build *b,
 	dev_consume_skb_any(skb);
 }
 
-static bool xnb_rx_gso(struct sk_buff *skb)
+/* The extras a packet for the guest carries: XNB_RX_EX_* */
+static unsigned int xnb_rx_extras(struct xnb_queue *q, struct sk_buff *skb)
 {
-	return skb_is_gso(skb) &&
-	       (skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6));
+	unsigned int ex = 0;
+
+	if (skb_is_gso(skb) &&
+	    (skb_shinfo(skb)->gso_type & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)))
+		ex |= XNB_RX_EX_GSO;
+	/* hashed by xnb_select_queue() since the frontend set Toeplitz */
+	if (skb->sw_hash &&
+	    READ_ONCE(q->vif->hash.alg) != XNB_HASH_ALG_NONE)
+		ex |= XNB_RX_EX_HASH;
+	return ex;
 }
 
 /* Queued packets the guest took nothing of for too long are dropped. */
@@ -362,14 +482,14 @@ static bool xnb_rx_work(struct xnb_queue *q)
 		bool notify;
 
 		while (nb < XNB_BATCH_PKTS && nops + XNB_SKB_OPS <= XNB_COPY_OPS) {
-			bool gso;
+			unsigned int ex;
 
 			skb = xnb_rx_peek(q);
 			if (!skb)
 				break;
-			gso = xnb_rx_gso(skb);
-			need = xnb_rx_slots(skb->len, gso);
-			if (need > XNB_MAX_SLOTS) {
+			ex = xnb_rx_extras(q, skb);
+			need = xnb_rx_slots(skb->len, hweight32(ex));
+			if (xnb_rx_slots(skb->len, 0) > XNB_MAX_SLOTS) {
 				xnb_rx_dequeue(q, skb);
 				xnb_count(q, XNB_ST_RX_TOO_BIG, 1);
 				dev_kfree_skb_any(skb);
@@ -389,13 +509,13 @@ static bool xnb_rx_work(struct xnb_queue *q)
 				break;
 			need = 0;
 			xnb_rx_dequeue(q, skb);
-			xnb_rx_one(q, &q->rxb[nb++], skb, gso, &nops);
+			q->rxb[nb].ex = ex;
+			xnb_rx_one(q, &q->rxb[nb++], skb, ex, &nops);
 		}
 		if (nb) {
 			xnb_copy_batch(q, nops);
 			for (i = 0; i < nb; i++)
-				xnb_rx_finish(q, &q->rxb[i],
-					      xnb_rx_gso(q->rxb[i].skb));
+				xnb_rx_finish(q, &q->rxb[i], q->rxb[i].ex);
 			RING_PUSH_RESPONSES_AND_CHECK_NOTIFY(&q->rx, notify);
 			if (notify)
 				notify_remote_via_irq(q->rx_irq ?: q->tx_irq);
@@ -591,6 +711,11 @@ static int xnb_tx_deliver(struct xnb_queue *q, struct xnb_tx_build *b)
 	    skb_checksum_setup(skb, recalc))
 		return -EPROTO;
 	skb_probe_transport_header(skb);
+	if (pkt->has_hash)
+		skb_set_hash(skb, pkt->hash,
+			     pkt->hash_type == XNB_HASH_TYPE_IPV4_TCP ||
+			     pkt->hash_type == XNB_HASH_TYPE_IPV6_TCP ?
+			     PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
 	skb_record_rx_queue(skb, q->index);
 	b->skb = NULL;
 	u64_stats_update_begin(&q->stats->syncp);
@@ -598,6 +723,8 @@ static int xnb_tx_deliver(struct xnb_queue *q, struct xnb_tx_build *b)
 	q->stats->tx_bytes += len;
 	if (pkt->gso_size)
 		q->stats->ext[XNB_ST_TX_GSO]++;
+	if (pkt->has_hash)
+		q->stats->ext[XNB_ST_TX_HASH]++;
 	u64_stats_update_end(&q->stats->syncp);
 	napi_gro_receive(&q->napi, skb);
 	return 0;
