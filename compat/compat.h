@@ -145,4 +145,59 @@ static inline int xps_blk_set_write_cache(struct gendisk *disk, bool on)
 }
 #endif /* XPS_BLOCK */
 
+/* -------------------------------------------------------------- net */
+/*
+ * Only objects built with -DXPS_NET (src/netfront/Kbuild) see this.
+ *
+ * HAVE_ETHTOOL_RXFH_PARAM (6.8): get_rxfh(dev, param) and
+ * set_rxfh(dev, param, extack).  Drivers write those; on older kernels
+ * XPS_ETHTOOL_RXFH(get, set) defines the old-style ops around them and
+ * xps_ethtool_get_rxfh()/xps_ethtool_set_rxfh() name what goes into the
+ * ethtool_ops.  The stand-in struct carries the fields those kernels had.
+ */
+#ifdef XPS_NET
+#ifndef pr_fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#endif
+#include <linux/ethtool.h>
+
+#ifdef HAVE_ETHTOOL_RXFH_PARAM
+#define XPS_ETHTOOL_RXFH(get, set)	struct ethtool_rxfh_param
+#define xps_ethtool_get_rxfh(get)	get
+#define xps_ethtool_set_rxfh(set)	set
+#else
+struct ethtool_rxfh_param {
+	u8 hfunc;
+	u32 indir_size;
+	u32 *indir;
+	u32 key_size;
+	u8 *key;
+};
+
+#define XPS_ETHTOOL_RXFH(get, set)					\
+static int get##_args(struct net_device *dev, u32 *indir, u8 *key,	\
+		      u8 *hfunc)					\
+{									\
+	struct ethtool_rxfh_param p = { .indir = indir, .key = key };	\
+	int err = get(dev, &p);						\
+									\
+	if (hfunc)							\
+		*hfunc = p.hfunc;					\
+	return err;							\
+}									\
+static int set##_args(struct net_device *dev, const u32 *indir,	\
+		      const u8 *key, const u8 hfunc)			\
+{									\
+	struct ethtool_rxfh_param p = {					\
+		.hfunc = hfunc, .indir = (u32 *)indir, .key = (u8 *)key,	\
+	};								\
+									\
+	return set(dev, &p, NULL);					\
+}									\
+struct ethtool_rxfh_param
+#define xps_ethtool_get_rxfh(get)	get##_args
+#define xps_ethtool_set_rxfh(set)	set##_args
+#endif
+#endif /* XPS_NET */
+
 #endif /* XPS_COMPAT_H */

@@ -444,7 +444,8 @@ static int xnf_connect(struct xnf_info *info)
 			goto fail;
 		}
 	}
-	if (info->be_ctrl && READ_ONCE(xnf_feature_persistent)) {
+	/* persistent grants, steering: either may want the ring */
+	if (info->be_ctrl) {
 		err = xnf_ctrl_setup(info);
 		if (err) {
 			xenbus_dev_fatal(dev, err, "setting up the control ring");
@@ -628,7 +629,10 @@ static const char xnf_stat_names[][ETH_GSTRING_LEN] = {
 	[XNF_ST_RX_RSP_ERROR] = "rx_rsp_error",
 	[XNF_ST_RX_BAD_PKT] = "rx_bad_packet",
 	[XNF_ST_RX_NOMEM] = "rx_nomem",
+	[XNF_ST_RX_HASH] = "rx_hash_packets",
 };
+
+static_assert(ARRAY_SIZE(xnf_stat_names) == XNF_ST_NR);
 
 /* device-wide counters after the per-queue ones */
 static const char xnf_dev_stat_names[][ETH_GSTRING_LEN] = {
@@ -721,6 +725,54 @@ static void xnf_get_channels(struct net_device *netdev,
 	ch->combined_count = info->nr_queues;
 }
 
+/*
+ * Receive steering: the backend picks each packet's queue by a Toeplitz
+ * hash and this table (io/netif.h's hash messages over the control
+ * ring).  Nothing is sent until ethtool -X sets a key or a table.
+ */
+static int xnf_get_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc,
+			 u32 *rules)
+{
+	struct xnf_info *info = netdev_priv(netdev);
+
+	if (nfc->cmd != ETHTOOL_GRXRINGS)
+		return -EOPNOTSUPP;
+	nfc->data = max(info->nr_queues, 1U);
+	return 0;
+}
+
+static u32 xnf_get_rxfh_key_size(struct net_device *netdev)
+{
+	struct xnf_info *info = netdev_priv(netdev);
+
+	return info->be_ctrl ? XNF_RSS_KEY_SIZE : 0;
+}
+
+static u32 xnf_get_rxfh_indir_size(struct net_device *netdev)
+{
+	struct xnf_info *info = netdev_priv(netdev);
+
+	return info->be_ctrl ? XNF_RSS_INDIR_SIZE : 0;
+}
+
+static int xnf_get_rxfh(struct net_device *netdev,
+			struct ethtool_rxfh_param *p)
+{
+	p->hfunc = ETH_RSS_HASH_TOP;
+	return xnf_rss_get(netdev_priv(netdev), p->indir, p->key);
+}
+
+static int xnf_set_rxfh(struct net_device *netdev,
+			struct ethtool_rxfh_param *p,
+			struct netlink_ext_ack *extack)
+{
+	if (p->hfunc != ETH_RSS_HASH_NO_CHANGE && p->hfunc != ETH_RSS_HASH_TOP)
+		return -EOPNOTSUPP;
+	return xnf_rss_set(netdev_priv(netdev), p->indir, p->key);
+}
+
+XPS_ETHTOOL_RXFH(xnf_get_rxfh, xnf_set_rxfh);
+
 const struct ethtool_ops xnf_ethtool_ops = {
 	.get_drvinfo = xnf_get_drvinfo,
 	.get_link = ethtool_op_get_link,
@@ -728,6 +780,11 @@ const struct ethtool_ops xnf_ethtool_ops = {
 	.get_strings = xnf_get_strings,
 	.get_ethtool_stats = xnf_get_ethtool_stats,
 	.get_channels = xnf_get_channels,
+	.get_rxnfc = xnf_get_rxnfc,
+	.get_rxfh_key_size = xnf_get_rxfh_key_size,
+	.get_rxfh_indir_size = xnf_get_rxfh_indir_size,
+	.get_rxfh = xps_ethtool_get_rxfh(xnf_get_rxfh),
+	.set_rxfh = xps_ethtool_set_rxfh(xnf_set_rxfh),
 };
 
 /* ---- xenbus driver ---- */
@@ -757,6 +814,8 @@ static int xnf_probe(struct xenbus_device *dev,
 	atomic64_set(&info->protocol_errors, 0);
 	INIT_WORK(&info->ctrl_work, xnf_ctrl_work);
 	init_waitqueue_head(&info->ctrl.wq);
+	mutex_init(&info->ctrl.lock);
+	netdev_rss_key_fill(info->rss.key, sizeof(info->rss.key));
 	atomic64_set(&info->revoke_busy, 0);
 	info->qstats = kcalloc(max, sizeof(*info->qstats), GFP_KERNEL);
 	if (!info->qstats) {

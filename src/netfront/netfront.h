@@ -10,7 +10,7 @@
 #ifndef XNF_NETFRONT_H
 #define XNF_NETFRONT_H
 
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+/* pr_fmt: compat/compat.h's net section */
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -76,6 +76,7 @@ enum xnf_stat {
 	XNF_ST_RX_RSP_ERROR,	/* backend answered a negative status */
 	XNF_ST_RX_BAD_PKT,	/* dropped: unusable headers or checksum */
 	XNF_ST_RX_NOMEM,	/* dropped: no memory for the skb */
+	XNF_ST_RX_HASH,		/* received with the backend's hash */
 	XNF_ST_NR,
 };
 
@@ -189,8 +190,13 @@ struct xnf_ctrl_queue {
  * @grefs: every queue's pool grants (@qs point into it); set once the
  *	negotiation has begun
  * @requests: control requests sent
+ * @lock: one request outstanding at a time: the negotiation (ctrl_work),
+ *	ethtool's steering changes and the unmap take turns
+ * @pg_on: feature_persistent when the ring was set up: negotiate
  */
 struct xnf_ctrl {
+	struct mutex lock;	/* one request outstanding: see above */
+	bool pg_on;
 	bool live;
 	struct xen_netif_ctrl_front_ring ring;
 	grant_ref_t ring_ref;
@@ -205,6 +211,26 @@ struct xnf_ctrl {
 	unsigned int nr_qs;
 	u32 *grefs;
 	u64 requests;
+};
+
+/* Receive steering the backend does for us (ethtool -x/-X) */
+#define XNF_RSS_KEY_SIZE	40U	/* what the stock netback takes */
+#define XNF_RSS_INDIR_SIZE	128U
+
+/**
+ * struct xnf_rss - the Toeplitz steering the user asked for
+ * @user: ethtool -X set a key or a table: sent at every connect
+ * @indir_set: @indir came from the user (else the default spread)
+ * @on: the backend took all of it on this connection
+ * @key: the hash key (random until the user sets one)
+ * @indir: the table: hash % 128 -> receive queue
+ */
+struct xnf_rss {
+	bool user;
+	bool indir_set;
+	bool on;
+	u8 key[XNF_RSS_KEY_SIZE];
+	u32 indir[XNF_RSS_INDIR_SIZE];
 };
 
 /**
@@ -224,7 +250,9 @@ struct xnf_ctrl {
  * @be_split: backend feature-split-event-channels
  * @split: this connection's queues have a tx and an rx event channel each
  * @ctrl: the control ring
- * @ctrl_work: runs the mapping negotiation once the backend is Connected
+ * @ctrl_work: runs the mapping negotiation once the backend is Connected,
+ *	and sends the steering the user set
+ * @rss: that steering (under @ctrl.lock)
  * @protocol_errors: backend protocol violations seen
  * @revoke_busy: grants the backend still mapped at a teardown
  * @qstats: counters of each possible queue (num_tx_queues)
@@ -246,6 +274,7 @@ struct xnf_info {
 	bool split;
 	struct xnf_ctrl ctrl;
 	struct work_struct ctrl_work;
+	struct xnf_rss rss;
 	atomic64_t protocol_errors;
 	atomic64_t revoke_busy;
 	struct xnf_qstats *qstats;
@@ -269,6 +298,8 @@ void xnf_ctrl_work(struct work_struct *work);
 void xnf_ctrl_rebound(struct xnf_info *info);
 void xnf_ctrl_unmap(struct xnf_info *info);
 unsigned int xnf_ctrl_mapped(struct xnf_info *info);
+int xnf_rss_get(struct xnf_info *info, u32 *indir, u8 *key);
+int xnf_rss_set(struct xnf_info *info, const u32 *indir, const u8 *key);
 
 /* netfront.c */
 extern const struct ethtool_ops xnf_ethtool_ops;

@@ -57,6 +57,23 @@
 /* slots of one packet every netback accepts (XEN_NETBK_LEGACY_SLOTS_MAX) */
 #define XNF_MAX_SLOTS		18U
 
+/* the Toeplitz hash messages (io/netif.h) */
+#define XNF_CTRL_TYPE_GET_HASH_FLAGS		1
+#define XNF_CTRL_TYPE_SET_HASH_FLAGS		2
+#define XNF_CTRL_TYPE_SET_HASH_KEY		3
+#define XNF_CTRL_TYPE_GET_HASH_MAPPING_SIZE	4
+#define XNF_CTRL_TYPE_SET_HASH_MAPPING_SIZE	5
+#define XNF_CTRL_TYPE_SET_HASH_MAPPING		6
+#define XNF_CTRL_TYPE_SET_HASH_ALGORITHM	7
+#define XNF_HASH_ALG_NONE			0
+#define XNF_HASH_ALG_TOEPLITZ			1
+/* hash types: the HASH extra's type is the bit number */
+#define XNF_HASH_TYPE_IPV4			0
+#define XNF_HASH_TYPE_IPV4_TCP			1
+#define XNF_HASH_TYPE_IPV6			2
+#define XNF_HASH_TYPE_IPV6_TCP			3
+#define XNF_HASH_FLAGS_ALL			0xfU
+
 #define XNF_CTRL_TYPE_GET_GREF_MAPPING_SIZE	8
 #define XNF_CTRL_TYPE_ADD_GREF_MAPPING		9
 #define XNF_CTRL_TYPE_DEL_GREF_MAPPING		10
@@ -215,5 +232,25 @@ bool xnf_pg_unsupported(const struct xnf_pg *pg);
 #define XNF_CTRL_DATA_WORDS	3
 void xnf_ctrl_req_data(const struct xnf_pg_msg *msg, u32 tbl_ref,
 		       u32 data[XNF_CTRL_DATA_WORDS]);
+
+/**
+ * xnf_ctrl_rsp_check - whether a control response answers the request
+ * @req_id: the request's id
+ * @req_type: its type
+ * @id: the response's id (untrusted)
+ * @type: its type (untrusted)
+ * @status: its status (untrusted)
+ *
+ * Return: 0, or -EPROTO for another id or type, or a status netif.h
+ * does not define.
+ */
+static inline int xnf_ctrl_rsp_check(u16 req_id, u16 req_type, u16 id,
+				     u16 type, u32 status)
+{
+	if (id != req_id || type != req_type ||
+	    status > XNF_CTRL_STATUS_BUFFER_OVERFLOW)
+		return -EPROTO;
+	return 0;
+}
 
 #endif /* XNF_CORE_H */

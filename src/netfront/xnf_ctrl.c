@@ -79,6 +79,8 @@ int xnf_ctrl_setup(struct xnf_info *info)
 
 	c->ring_ref = INVALID_GRANT_REF;
 	c->tbl_ref = INVALID_GRANT_REF;
+	c->pg_on = READ_ONCE(xnf_feature_persistent);
+	info->rss.on = false;
 	c->qs = kcalloc(info->nr_queues, sizeof(*c->qs), GFP_KERNEL);
 	if (!c->qs)
 		return -ENOMEM;
@@ -164,29 +166,21 @@ static void xnf_ctrl_table(struct xnf_ctrl *c, const struct xnf_ctrl_queue *cq,
 }
 
 /*
- * Send one request and wait for its response (copied off the ring).
- * Return: 0, -ETIMEDOUT, or -EPROTO for a response producer beyond what
- * was sent (the device is then dead).
+ * Send @req and wait for its response (copied off the ring).  Return: 0,
+ * -ETIMEDOUT, or -EPROTO for a response producer beyond what was sent
+ * (the device is then dead).  ctrl.lock held.
  */
-static int xnf_ctrl_call(struct xnf_info *info, struct xnf_ctrl_queue *cq,
-			 const struct xnf_pg_msg *msg,
+static int xnf_ctrl_xfer(struct xnf_info *info,
+			 const struct xen_netif_ctrl_request *req,
 			 struct xen_netif_ctrl_response *rsp)
 {
 	struct xnf_ctrl *c = &info->ctrl;
-	struct xen_netif_ctrl_request *req;
 	RING_IDX prod;
 	bool notify;
 	u32 nr;
 
-	static_assert(ARRAY_SIZE(req->data) == XNF_CTRL_DATA_WORDS);
-	if (msg->type == XNF_CTRL_TYPE_ADD_GREF_MAPPING ||
-	    msg->type == XNF_CTRL_TYPE_DEL_GREF_MAPPING)
-		xnf_ctrl_table(c, cq, msg->first, msg->count);
-	req = RING_GET_REQUEST(&c->ring, c->ring.req_prod_pvt);
-	memset(req, 0, sizeof(*req));
-	req->id = cq->pg.id;
-	req->type = msg->type;
-	xnf_ctrl_req_data(msg, c->tbl_ref, req->data);
+	lockdep_assert_held(&c->lock);
+	*RING_GET_REQUEST(&c->ring, c->ring.req_prod_pvt) = *req;
 	c->ring.req_prod_pvt++;
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&c->ring, notify);
 	if (notify)
@@ -207,6 +201,24 @@ static int xnf_ctrl_call(struct xnf_info *info, struct xnf_ctrl_queue *cq,
 	RING_COPY_RESPONSE(&c->ring, c->ring.rsp_cons, rsp);
 	c->ring.rsp_cons++;
 	return 0;
+}
+
+/* One message of a queue's negotiation: see xnf_ctrl_xfer(). */
+static int xnf_ctrl_call(struct xnf_info *info, struct xnf_ctrl_queue *cq,
+			 const struct xnf_pg_msg *msg,
+			 struct xen_netif_ctrl_response *rsp)
+{
+	struct xnf_ctrl *c = &info->ctrl;
+	struct xen_netif_ctrl_request req = {};
+
+	static_assert(ARRAY_SIZE(req.data) == XNF_CTRL_DATA_WORDS);
+	if (msg->type == XNF_CTRL_TYPE_ADD_GREF_MAPPING ||
+	    msg->type == XNF_CTRL_TYPE_DEL_GREF_MAPPING)
+		xnf_ctrl_table(c, cq, msg->first, msg->count);
+	req.id = cq->pg.id;
+	req.type = msg->type;
+	xnf_ctrl_req_data(msg, c->tbl_ref, req.data);
+	return xnf_ctrl_xfer(info, &req, rsp);
 }
 
 /*
@@ -299,17 +311,15 @@ static void xnf_ctrl_report(struct xnf_info *info,
 			 pg->queue, pg->backend_max, pg->nr_grefs, pg->status);
 }
 
-/* Backend Connected: ask it to map the pools.  Process context. */
-void xnf_ctrl_work(struct work_struct *work)
+/* Ask the backend to map the pools.  ctrl.lock held. */
+static void xnf_ctrl_negotiate(struct xnf_info *info)
 {
-	struct xnf_info *info = container_of(work, struct xnf_info,
-					     ctrl_work);
 	struct xnf_ctrl *c = &info->ctrl;
 	unsigned int i, nr_mapped = 0, grants = 0;
 	struct xnf_pg_msg msg;
 	int err;
 
-	if (!c->live || !c->qs || c->grefs)
+	if (!c->live || !c->pg_on || !c->qs || c->grefs)
 		return;
 	err = xnf_ctrl_collect(info);
 	if (err) {
@@ -349,6 +359,22 @@ void xnf_ctrl_work(struct work_struct *work)
 			 c->nr_qs);
 }
 
+static int xnf_rss_apply(struct xnf_info *info);
+
+/* Backend Connected: the pools, then the steering.  Process context. */
+void xnf_ctrl_work(struct work_struct *work)
+{
+	struct xnf_info *info = container_of(work, struct xnf_info,
+					     ctrl_work);
+	struct xnf_ctrl *c = &info->ctrl;
+
+	mutex_lock(&c->lock);
+	xnf_ctrl_negotiate(info);
+	if (c->live && info->rss.user)
+		xnf_rss_apply(info);
+	mutex_unlock(&c->lock);
+}
+
 /**
  * xnf_ctrl_rebound - the backend driver was rebound under us
  * @info: the device, Connected
@@ -365,13 +391,17 @@ void xnf_ctrl_rebound(struct xnf_info *info)
 	unsigned int i;
 
 	flush_work(&info->ctrl_work);
+	mutex_lock(&c->lock);
+	info->rss.on = false;
 	if (!c->live || !c->grefs)
-		return;
+		goto out;
 	for (i = 0; i < c->nr_qs; i++)
 		memset(&c->qs[i].pg, 0, sizeof(c->qs[i].pg));
 	kfree(c->grefs);
 	c->grefs = NULL;
 	dev_info(&info->xbdev->dev, "backend rebound: static grants asked for again\n");
+out:
+	mutex_unlock(&c->lock);
 }
 
 /* Before an unbind closes the device: delete each queue's mapping. */
@@ -382,6 +412,7 @@ void xnf_ctrl_unmap(struct xnf_info *info)
 	struct xnf_pg_msg msg;
 
 	flush_work(&info->ctrl_work);
+	mutex_lock(&c->lock);
 	for (i = 0; c->live && i < c->nr_qs; i++) {
 		struct xnf_ctrl_queue *cq = &c->qs[i];
 		unsigned int mapped = cq->pg.mapped;
@@ -390,17 +421,194 @@ void xnf_ctrl_unmap(struct xnf_info *info)
 			continue;
 		nr_q++;
 		xnf_pg_stop(&cq->pg, ++c->next_id, &msg);
-		if (xnf_ctrl_run(info, cq, &msg))
+		if (xnf_ctrl_run(info, cq, &msg)) {
+			mutex_unlock(&c->lock);
 			return;		/* said why */
+		}
 		if (cq->pg.state == XNF_PG_OFF && !cq->pg.mapped)
 			grants += mapped;
 		else
 			left++;
 	}
+	mutex_unlock(&c->lock);
 	if (nr_q && !left)
 		dev_info(&info->xbdev->dev, "persistent grants: the backend unmapped all %u pool grants of %u queues\n",
 			 grants, nr_q);
 	else if (nr_q)
 		dev_info(&info->xbdev->dev, "persistent grants: the backend unmapped %u pool grants; %u of %u queues not (DEL_GREF_MAPPING refused)\n",
 			 grants, left, nr_q);
+}
+
+/* ---- receive steering: the Toeplitz messages, from ethtool -x/-X ---- */
+
+static const char *xnf_hash_msg_str(u16 type)
+{
+	static const char * const names[] = {
+		[XNF_CTRL_TYPE_GET_HASH_FLAGS] = "GET_HASH_FLAGS",
+		[XNF_CTRL_TYPE_SET_HASH_FLAGS] = "SET_HASH_FLAGS",
+		[XNF_CTRL_TYPE_SET_HASH_KEY] = "SET_HASH_KEY",
+		[XNF_CTRL_TYPE_GET_HASH_MAPPING_SIZE] = "GET_HASH_MAPPING_SIZE",
+		[XNF_CTRL_TYPE_SET_HASH_MAPPING_SIZE] = "SET_HASH_MAPPING_SIZE",
+		[XNF_CTRL_TYPE_SET_HASH_MAPPING] = "SET_HASH_MAPPING",
+		[XNF_CTRL_TYPE_SET_HASH_ALGORITHM] = "SET_HASH_ALGORITHM",
+	};
+
+	return type < ARRAY_SIZE(names) && names[type] ? names[type] : "?";
+}
+
+/*
+ * One hash message.  Return: the backend's status (>= 0, a known one),
+ * or -EIO when the ring is unusable (no answer in time: it is not used
+ * again; an answer to something else: the device is dead).
+ */
+static int xnf_hash_msg(struct xnf_info *info, u16 type, u32 d0, u32 d1,
+			u32 d2, u32 *data)
+{
+	struct xnf_ctrl *c = &info->ctrl;
+	struct xen_netif_ctrl_request req = {
+		.id = ++c->next_id, .type = type, .data = { d0, d1, d2 },
+	};
+	struct xen_netif_ctrl_response rsp;
+	int err;
+
+	err = xnf_ctrl_xfer(info, &req, &rsp);
+	if (err == -ETIMEDOUT) {
+		dev_warn(&info->xbdev->dev, "control ring: no answer to %s in %u ms; not used again\n",
+			 xnf_hash_msg_str(type), XNF_CLOSE_WAIT_MS);
+		c->live = false;
+	}
+	if (err)
+		return -EIO;
+	if (xnf_ctrl_rsp_check(req.id, req.type, rsp.id, rsp.type,
+			       rsp.status)) {
+		xnf_broken(info, "control ring: rsp id %u type %u status %u to %s id %u",
+			   rsp.id, rsp.type, rsp.status,
+			   xnf_hash_msg_str(type), req.id);
+		return -EIO;
+	}
+	if (data)
+		*data = rsp.data;
+	return rsp.status;
+}
+
+/*
+ * Send the whole configuration: algorithm, flags, key, table.  A refusal
+ * turns the algorithm off again, so the backend steers as it did.
+ * ctrl.lock held.  Return: 0 or -errno (said in dmesg).
+ */
+static int xnf_rss_apply(struct xnf_info *info)
+{
+	struct xnf_ctrl *c = &info->ctrl;
+	struct xnf_rss *r = &info->rss;
+	u32 flags = 0, size = 0, i, *tbl = (u32 *)c->tbl;
+	u16 step;
+	int st;
+
+	lockdep_assert_held(&c->lock);
+	r->on = false;
+	if (!c->live || atomic_read(&info->broken))
+		return -ENOTCONN;
+	for (i = 0; i < XNF_RSS_INDIR_SIZE; i++) {
+		if (!r->indir_set || r->indir[i] >= info->nr_queues) {
+			if (r->indir_set)
+				dev_info(&info->xbdev->dev, "receive steering: the table names queue %u of %u: default spread instead\n",
+					 r->indir[i], info->nr_queues);
+			r->indir_set = false;
+			break;
+		}
+	}
+	for (i = 0; !r->indir_set && i < XNF_RSS_INDIR_SIZE; i++)
+		r->indir[i] = ethtool_rxfh_indir_default(i, info->nr_queues);
+
+	step = XNF_CTRL_TYPE_SET_HASH_ALGORITHM;
+	st = xnf_hash_msg(info, step, XNF_HASH_ALG_TOEPLITZ, 0, 0, NULL);
+	if (st)
+		goto refused;
+	step = XNF_CTRL_TYPE_GET_HASH_FLAGS;
+	st = xnf_hash_msg(info, step, 0, 0, 0, &flags);
+	if (st || !(flags & XNF_HASH_FLAGS_ALL))
+		goto refused;
+	step = XNF_CTRL_TYPE_SET_HASH_FLAGS;
+	st = xnf_hash_msg(info, step, flags & XNF_HASH_FLAGS_ALL, 0, 0, NULL);
+	if (st)
+		goto refused;
+	memset(c->tbl, 0, XEN_PAGE_SIZE);
+	memcpy(c->tbl, r->key, XNF_RSS_KEY_SIZE);
+	step = XNF_CTRL_TYPE_SET_HASH_KEY;
+	st = xnf_hash_msg(info, step, c->tbl_ref, XNF_RSS_KEY_SIZE, 0, NULL);
+	if (st)
+		goto refused;
+	step = XNF_CTRL_TYPE_GET_HASH_MAPPING_SIZE;
+	st = xnf_hash_msg(info, step, 0, 0, 0, &size);
+	if (st || size < XNF_RSS_INDIR_SIZE)
+		goto refused;
+	step = XNF_CTRL_TYPE_SET_HASH_MAPPING_SIZE;
+	st = xnf_hash_msg(info, step, XNF_RSS_INDIR_SIZE, 0, 0, NULL);
+	if (st)
+		goto refused;
+	memset(c->tbl, 0, XEN_PAGE_SIZE);
+	for (i = 0; i < XNF_RSS_INDIR_SIZE; i++)
+		tbl[i] = r->indir[i];
+	step = XNF_CTRL_TYPE_SET_HASH_MAPPING;
+	st = xnf_hash_msg(info, step, c->tbl_ref, XNF_RSS_INDIR_SIZE, 0, NULL);
+	if (st)
+		goto refused;
+	r->on = true;
+	dev_info(&info->xbdev->dev, "receive steering: Toeplitz, hash types %#x, %u-entry table over %u queues\n",
+		 flags & XNF_HASH_FLAGS_ALL, XNF_RSS_INDIR_SIZE,
+		 info->nr_queues);
+	return 0;
+refused:
+	if (st < 0)
+		return st;	/* said why */
+	dev_warn(&info->xbdev->dev, "receive steering: the backend answered %s with status %u (data %u): left to the backend\n",
+		 xnf_hash_msg_str(step), st,
+		 step == XNF_CTRL_TYPE_GET_HASH_FLAGS ? flags : size);
+	if (step != XNF_CTRL_TYPE_SET_HASH_ALGORITHM)
+		xnf_hash_msg(info, XNF_CTRL_TYPE_SET_HASH_ALGORITHM,
+			     XNF_HASH_ALG_NONE, 0, 0, NULL);
+	return -EIO;
+}
+
+/* ethtool -x: the table and key in force (or to be sent).  rtnl held. */
+int xnf_rss_get(struct xnf_info *info, u32 *indir, u8 *key)
+{
+	struct xnf_rss *r = &info->rss;
+	unsigned int i, nq = max(info->nr_queues, 1U);
+
+	if (!info->be_ctrl)
+		return -EOPNOTSUPP;
+	mutex_lock(&info->ctrl.lock);
+	if (key)
+		memcpy(key, r->key, XNF_RSS_KEY_SIZE);
+	for (i = 0; indir && i < XNF_RSS_INDIR_SIZE; i++)
+		indir[i] = r->indir_set ? r->indir[i] :
+			   ethtool_rxfh_indir_default(i, nq);
+	mutex_unlock(&info->ctrl.lock);
+	return 0;
+}
+
+/*
+ * ethtool -X: keep what the user set and send it now if connected (else
+ * at the next connect).  @indir, @key: NULL for unchanged.  rtnl held.
+ */
+int xnf_rss_set(struct xnf_info *info, const u32 *indir, const u8 *key)
+{
+	struct xnf_rss *r = &info->rss;
+	int err = 0;
+
+	if (!info->be_ctrl)
+		return -EOPNOTSUPP;
+	mutex_lock(&info->ctrl.lock);
+	if (key)
+		memcpy(r->key, key, XNF_RSS_KEY_SIZE);
+	if (indir) {
+		memcpy(r->indir, indir, sizeof(r->indir));
+		r->indir_set = true;
+	}
+	r->user = true;
+	if (info->ctrl.live)
+		err = xnf_rss_apply(info);
+	mutex_unlock(&info->ctrl.lock);
+	return err;
 }

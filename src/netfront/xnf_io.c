@@ -349,6 +349,9 @@ struct xnf_rx_pkt {
 	u16 flags;
 	struct xen_netif_extra_info gso;
 	bool has_gso;
+	bool has_hash;
+	bool hash_l4;
+	u32 hash;
 };
 
 /* Copy @len bytes of the packet, from segment *@si offset *@so on. */
@@ -421,6 +424,9 @@ static void xnf_rx_deliver(struct xnf_queue *q, struct sk_buff *skb,
 	}
 	skb->protocol = eth_type_trans(skb, dev);
 	skb_reset_network_header(skb);
+	if (pkt->has_hash)
+		skb_set_hash(skb, pkt->hash, pkt->hash_l4 ? PKT_HASH_TYPE_L4 :
+			     PKT_HASH_TYPE_L3);
 	if (pkt->flags & XEN_NETRXF_csum_blank) {
 		/* the sender left the checksum to be filled: find its place */
 		skb->ip_summed = CHECKSUM_PARTIAL;
@@ -449,6 +455,8 @@ static void xnf_rx_deliver(struct xnf_queue *q, struct sk_buff *skb,
 		q->stats->ext[XNF_ST_RX_GSO]++;
 	if (pkt->flags & XEN_NETRXF_csum_blank)
 		q->stats->ext[XNF_ST_RX_CSUM_PARTIAL]++;
+	if (pkt->has_hash)
+		q->stats->ext[XNF_ST_RX_HASH]++;
 	u64_stats_update_end(&q->stats->rx_syncp);
 	napi_gro_receive(&q->napi, skb);
 }
@@ -481,6 +489,15 @@ static bool xnf_rx_extras(struct xnf_queue *q, RING_IDX *i, RING_IDX prod,
 		if (ex.type == XEN_NETIF_EXTRA_TYPE_GSO) {
 			pkt->gso = ex;
 			pkt->has_gso = true;
+		} else if (ex.type == XEN_NETIF_EXTRA_TYPE_HASH &&
+			   ex.u.hash.algorithm == XNF_HASH_ALG_TOEPLITZ &&
+			   ex.u.hash.type <= XNF_HASH_TYPE_IPV6_TCP) {
+			/* only steers our stack: any value is harmless */
+			pkt->has_hash = true;
+			pkt->hash_l4 = ex.u.hash.type ==
+				       XNF_HASH_TYPE_IPV4_TCP ||
+				       ex.u.hash.type == XNF_HASH_TYPE_IPV6_TCP;
+			memcpy(&pkt->hash, ex.u.hash.value, sizeof(pkt->hash));
 		}
 		(*i)++;
 	} while (ex.flags & XEN_NETIF_EXTRA_FLAG_MORE);
@@ -502,6 +519,7 @@ static unsigned int xnf_rx_parse(struct xnf_queue *q, RING_IDX cons,
 	pkt->len = 0;
 	pkt->flags = 0;
 	pkt->has_gso = false;
+	pkt->has_hash = false;
 	do {
 		struct xen_netif_rx_response rsp;
 		enum xnf_rx_verdict v;

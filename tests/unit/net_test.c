@@ -639,6 +639,32 @@ static void test_pg(void)
 		nt_pg_case();
 }
 
+/*
+ * A control response answers the request only with its id and type and
+ * a status netif.h defines; anything else is a lying backend.
+ */
+static void test_ctrl_rsp_check(void)
+{
+	u32 st;
+
+	for (st = 0; st <= XNF_CTRL_STATUS_BUFFER_OVERFLOW; st++)
+		XT_CHECK(!xnf_ctrl_rsp_check(7, XNF_CTRL_TYPE_SET_HASH_KEY, 7,
+					     XNF_CTRL_TYPE_SET_HASH_KEY, st),
+			 "status %u accepted", st);
+	XT_CHECK(xnf_ctrl_rsp_check(7, XNF_CTRL_TYPE_SET_HASH_KEY, 7,
+				    XNF_CTRL_TYPE_SET_HASH_KEY, 4) == -EPROTO,
+		 "status 4");
+	XT_CHECK(xnf_ctrl_rsp_check(7, XNF_CTRL_TYPE_SET_HASH_KEY, 7,
+				    XNF_CTRL_TYPE_SET_HASH_KEY,
+				    0x80000000U) == -EPROTO, "status 2^31");
+	XT_CHECK(xnf_ctrl_rsp_check(7, XNF_CTRL_TYPE_SET_HASH_KEY, 8,
+				    XNF_CTRL_TYPE_SET_HASH_KEY, 0) == -EPROTO,
+		 "another id");
+	XT_CHECK(xnf_ctrl_rsp_check(7, XNF_CTRL_TYPE_SET_HASH_KEY, 7,
+				    XNF_CTRL_TYPE_SET_HASH_MAPPING, 0) ==
+		 -EPROTO, "another type");
+}
+
 static const struct xt_case nt_cases[] = {
 	{ "net_tx_pieces", test_tx_pieces },
 	{ "net_tx_plan", test_tx_plan },
@@ -648,6 +674,7 @@ static const struct xt_case nt_cases[] = {
 	{ "net_gref_table", test_gref_table },
 	{ "net_ctrl_req_data", test_ctrl_req_data },
 	{ "net_pg", test_pg },
+	{ "net_ctrl_rsp_check", test_ctrl_rsp_check },
 };
 
 int main(void)
