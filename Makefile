@@ -15,10 +15,11 @@
 #   make bench-qspl         qspinlock-pv overcommit benchmark in the lab
 #   make bench-arm64        64 KB-page guest: grant memory and throughput,
 #                           stock blkfront vs ours (the arm64 lab)
-#   make bench-net          xen-netfront-pgnt vs stock xen-netfront, iperf3
-#   make bench-netpairs     1 to 4 guest pairs at once (seed 004): stock
+#   make bench-net          1 to 4 guest pairs at once (seed 004): stock
 #                           netfront+netback vs ours, with and without
-#                           persistent grants
+#                           persistent grants (bench-netpairs: the same)
+#   make bench-netfront     the frontends alone on one domU, both on the
+#                           stock netback: iperf3 TCP both ways, UDP 64 B
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
 #                           source the .deb and .rpm packages build from)
 #   make packages           the .deb and both .rpm packages from that tarball
@@ -48,7 +49,7 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
 
 .PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
-	lab lab-arm64 lab-images check bench bench-qspl bench-arm64 bench-net bench-netpairs help dist packages install-src
+	lab lab-arm64 lab-images check bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront help dist packages install-src
 
 all: modules
 
@@ -135,8 +136,8 @@ bench-qspl: deps
 bench-arm64: deps
 	scripts/bench/run.sh arm64
 
-bench-net: deps
-	scripts/bench/run.sh net
-
-bench-netpairs: deps
+bench-net bench-netpairs: deps
 	scripts/bench/run.sh netpairs
+
+bench-netfront: deps
+	scripts/bench/run.sh net

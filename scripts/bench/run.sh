@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # run.sh [blk|qspl|arm64|net|netpairs]: `make bench` (blk), `make bench-qspl`,
-# `make bench-arm64`, `make bench-net` and `make bench-netpairs`. Boots the
+# `make bench-arm64`, `make bench-netfront` (net) and `make bench-net`
+# (netpairs; `make bench-netpairs` too). Boots the
 # lab with the benchmark scenario, collects the samples it emits into
 # build/bench/<name>-<time>/samples.jsonl and prints the comparison tables
 # (report.py). Never part of make check.
