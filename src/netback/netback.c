@@ -49,6 +49,11 @@ module_param_named(rx_drain_timeout_msecs, xnb_rx_drain_ms, uint, 0644);
 MODULE_PARM_DESC(rx_drain_timeout_msecs,
 		 "A guest that takes no packet for this long has its queued packets dropped (default 10000).");
 
+bool xnb_threaded_napi;
+module_param_named(threaded_napi, xnb_threaded_napi, bool, 0644);
+MODULE_PARM_DESC(threaded_napi,
+		 "Poll each queue in its own kernel thread (threaded NAPI) instead of in the softirq of whoever queued the packet (default 0). Read when a vif is created; /sys/class/net/vifD.H/threaded changes it later.");
+
 static unsigned int xnb_nr_queues_max(void)
 {
 	unsigned int n = READ_ONCE(xnb_max_queues);
@@ -828,6 +833,15 @@ static int xnb_create_netdev(struct xenbus_device *xbdev,
 		kfree(vif->qstats);
 		free_netdev(dev);
 		return err;
+	}
+	/* the queues' NAPI instances, added at connect, inherit it */
+	if (READ_ONCE(xnb_threaded_napi)) {
+		rtnl_lock();
+		err = dev_set_threaded(dev, true);
+		rtnl_unlock();
+		if (err)
+			netdev_warn(dev, "threaded NAPI refused (%d): softirq polling\n",
+				    err);
 	}
 	*out = vif;
 	return 0;

@@ -60,6 +60,7 @@ extern unsigned int xnb_max_queues;
 extern unsigned int xnb_max_gref_mappings;
 extern unsigned int xnb_rx_queue_bytes;
 extern unsigned int xnb_rx_drain_ms;
+extern bool xnb_threaded_napi;
 
 /* Counters behind ethtool -S beyond the netdev's own; per queue. */
 enum xnb_stat {
