@@ -36,6 +36,20 @@
 #                 else one (counted by irq name in /proc/interrupts);
 #                 per-queue interrupt counts after 4 parallel flows are
 #                 reported
+#   steer         ours: receive steering through the backend's Toeplitz
+#                 hash (io/netif.h's hash messages on the control ring):
+#                 ethtool -x shows a 40-octet key and a 128-entry table;
+#                 ethtool -X with the RSS verification key and weight 0 1
+#                 sends them, dmesg says the backend took them, the
+#                 backend's own view (its debugfs: xen-netback/vifD.0/ctrl
+#                 or xen-netback-pgnt/vifD.0/hash) has that key and all 128
+#                 entries on queue 1, ethtool -X returned within 10 s
+#                 (its 7 messages waited 5 s each for a response event
+#                 the frontend never asked for, before 2026-12-03's fix),
+#                 and 4 flows dom0->domU raise only
+#                 q1's rx interrupts (q0's by at most 3); weight 1 0: the
+#                 other way round; packets arrive with the backend's hash
+#                 (ethtool -S rx_hash_packets grows)
 #   stats         ours: ethtool -S shows the bulk data copied through
 #                 the slots, no protocol error, one control request
 #                 answered without a mapping, 2 x 2 x 256 pool grants;
@@ -59,7 +73,10 @@
 #                 interface goes away), xl network-attach: the interface
 #                 comes back, bound to the driver, 16 MB each way verify
 #   save-restore  iperf3 running, xl save + xl restore of nf: the vif
-#                 resumes, dom0 answers pings, 16 MB each way verify
+#                 resumes, dom0 answers pings, 16 MB each way verify;
+#                 ours: ethtool -X (key, equal 1) set before the save is
+#                 sent again after the restore (one more dmesg line, the
+#                 backend's debugfs holds key and table)
 #   clean         after the final unbind + rmmod: no kernel trouble lines
 #                 in nf's dmesg, no grant-table message of a grant still
 #                 in use or leaked; with xen-grant-pool loaded, no pool
@@ -108,10 +125,13 @@ stock) NF_MOD=xen-netfront NF_KMOD=xen_netfront ;;
 esac
 # dom0's backend: stock (Debian's xen-netback) | ours (xen-netback-pgnt
 # from updates/xen-pv-suite, loaded in place of xen-netback before any
-# vif exists); XPS_SCN_NB_DRIVER on the host overrides it for a run.
+# vif exists); XPS_SCN_NB_DRIVER on the host overrides it for a run, and
+# XPS_SCN_NB_PARAMS (e.g. "threaded_napi=1") are its modprobe parameters.
 NB_DRIVER=${XPS_SCN_NB_DRIVER:-${NB_DEFAULT:-stock}}
 # ours: two more steps, the backend's own counters and its reload
 [ "$NB_DRIVER" != ours ] || netfront_steps="$netfront_steps backend nb-reload"
+# receive steering: the stock frontend has no ethtool -X
+[ "$NF_DRIVER" = stock ] || netfront_steps=$(echo "$netfront_steps" | sed 's/ queues / queues steer /')
 NF_DOM0=10.0.0.1
 # dom0's servers: iperf3 (one per step, so a test a reload or save cut
 # short cannot hold up the next) and the nc sink and source
@@ -119,6 +139,8 @@ NF_IPERF=5211 NF_IPERF_RELOAD=5212 NF_IPERF_DETACH=5213 NF_IPERF_SAVE=5214
 NF_SINK=5311 NF_SOURCE=5312
 # nf2's nc sink and source
 NF_PSINK=5400 NF_PSOURCE=5401
+# the RSS verification key (the one the hash's published test vectors use)
+NF_RSS_KEY=6d:5a:56:da:25:5b:0e:c2:41:67:25:3d:43:a3:8f:b0:d0:ca:2b:cb:ae:7b:30:b4:77:cb:2d:a3:80:30:f2:0c:6a:42:b7:3b:be:ac:01:fa
 
 # nf_helpers DIR: the programs busybox nc -e runs with the socket as
 # stdin and stdout (nc itself copies 1 KB per poll: 0.8 MB/s under TCG;
@@ -196,7 +218,8 @@ netfront_dom0_prepare() {
 	nf_helpers /run/xps || return 1
 	if [ "$NB_DRIVER" = ours ]; then
 		rmmod xen_netback 2>/dev/null
-		modprobe xen-netback-pgnt || return 1
+		# shellcheck disable=SC2086 # word splitting intended: parameters
+		modprobe xen-netback-pgnt ${XPS_SCN_NB_PARAMS:-} || return 1
 		echo "xps: dom0 backend $(basename "$(readlink /sys/bus/xen-backend/drivers/vif-pgnt/module 2>/dev/null)")"
 		[ -z "$XPS_SCN_NB_TRACE" ] || nb_trace &
 	fi
@@ -343,8 +366,37 @@ netfront_rpc() {
 		RPC_REPLY=$(ethtool -S "vif$_dom.0" 2>&1 | awk -F': *' 'NR > 1 && $2 != 0 { gsub(/ /, "", $1); printf "%s=%s ", $1, $2 }')
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
 	nb-reload) nb_reload ;;
+	nb-hash) nb_hash "$_dom" ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
+}
+
+# nb_hash DOMID: the hash settings of the domain's first vif as its
+# backend holds them (its debugfs, either backend), as
+# "alg=<name> key=<hex> map=<queue>:<entries>,...".  The stock netback's
+# ctrl file prints "Hash Algorithm: TOEPLITZ", the key as rows of hex
+# octets after "Hash Key:" and the table as rows after "Hash Mapping:".
+nb_hash() {
+	_hf=/sys/kernel/debug/xen-netback-pgnt/vif$1.0/hash
+	if [ -r "$_hf" ]; then
+		RPC_REPLY=$(awk '$1 == "algorithm" { a = $2 } $1 == "key" { k = $2 }
+			$1 == "mapping" { for (i = 2; i <= NF; i++) n[$i]++ }
+			END { m = ""; for (q in n) m = m (m == "" ? "" : ",") q ":" n[q]
+				printf "alg=%s key=%s map=%s", a, k, m }' "$_hf")
+		return
+	fi
+	_hf=/sys/kernel/debug/xen-netback/vif$1.0/ctrl
+	if [ -r "$_hf" ]; then
+		RPC_REPLY=$(awk '/^Hash Algorithm:/ { a = tolower($3) }
+			/^Hash Key:/ { s = "k"; next } /^Hash Mapping:/ { s = "m"; next }
+			/^$/ { s = ""; next }
+			s == "k" { sub(/^\[[^]]*\]: */, ""); gsub(/ /, ""); k = k $0 }
+			s == "m" { sub(/^\[[^]]*\]: */, ""); for (i = 1; i <= NF; i++) n[$i]++ }
+			END { m = ""; for (q in n) m = m (m == "" ? "" : ",") q ":" n[q]
+				printf "alg=%s key=%s map=%s", a, k, m }' "$_hf")
+		return
+	fi
+	RPC_REPLY="none: no $_hf"
 }
 
 # Unbind every vif from xen-netback-pgnt, reload it, bridge the new vifs.
@@ -360,7 +412,8 @@ nb_reload() {
 		return
 	fi
 	_m=$(nf_dt "$_t")
-	modprobe xen-netback-pgnt || { RPC_REPLY="error modprobe"; return; }
+	# shellcheck disable=SC2086 # word splitting intended: parameters
+	modprobe xen-netback-pgnt ${XPS_SCN_NB_PARAMS:-} || { RPC_REPLY="error modprobe"; return; }
 	sleep 2
 	# what vif-bridge does when udev runs it for the new vif (libxl ran
 	# it only at the device's creation): bridge it, report connected
@@ -596,6 +649,69 @@ nf_queues() {
 	fi
 }
 
+# nf_rxirqs: each queue's rx interrupts so far, "q0=N q1=N" (the rx
+# channel when split, else the queue's only one)
+nf_rxirqs() {
+	awk '$NF ~ /-q[0-9]+(-rx)?$/ { n = 0; for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i
+		q = $NF; sub(/-rx$/, "", q); sub(/.*-/, "", q); printf "%s=%d ", q, n }' /proc/interrupts
+}
+
+# nf_steer_run WEIGHTS...: ethtool -X weight, then 4 flows dom0->domU;
+# sets _sw (what happened) and _sq0/_sq1 (rx interrupts on q0/q1)
+nf_steer_run() {
+	_sif=$(nf_if)
+	_st=$(up)
+	if ! _sx=$(ethtool -X "$_sif" hkey "$NF_RSS_KEY" weight "$@" 2>&1); then
+		_sw="ethtool -X weight $*: $(echo "$_sx" | tr '\n' ' ' | cut -c1-120)" _sq0=x _sq1=x
+		return 1
+	fi
+	# its seven control messages, each answered at once by both
+	# backends: seconds, not the 5 s per message of a missed event
+	_sxt=$(nf_dt "$_st")
+	_sb=$(nf_rxirqs)
+	_so=$(nf_iperf steer $NF_IPERF 3 -P 4 -R)
+	_sa=$(nf_rxirqs)
+	_sq0=$(($(nb_get "$_sa" q0) - $(nb_get "$_sb" q0)))
+	_sq1=$(($(nb_get "$_sa" q1) - $(nb_get "$_sb" q1)))
+	_sh=$(rpc nb-hash)
+	_sw="weight $*: ethtool -X ${_sxt}s, rx irqs q0 +$_sq0 q1 +$_sq1 ($_so); backend: $_sh"
+	awk -v t="$_sxt" 'BEGIN { exit !(t < 10) }'
+}
+
+# nf_steer: step steer (ours)
+nf_steer() {
+	_sif=$(nf_if)
+	_sx=$(ethtool -x "$_sif" 2>&1)
+	_sk=$(echo "$_sx" | awk 'f { print; exit } /^RSS hash key:/ { f = 1 }' | tr -d ':')
+	_sn=$(echo "$_sx" | awk '/^ *[0-9]+:/ { n += NF - 1 } END { print n + 0 }')
+	_sd="ethtool -x: key ${#_sk} hex digits, $_sn table entries, $(echo "$_sx" | grep -c 'toeplitz: on') toeplitz"
+	_sh0=$(ethtool -S "$_sif" 2>/dev/null | awk '$1 == "rx_hash_packets:" { print $2 }')
+	_sm0=$(dmesg | grep -c 'receive steering: Toeplitz')
+	_sr0=$(ethtool -S "$_sif" 2>/dev/null | awk '$1 == "ctrl_requests:" { print $2 }')
+	_sok=yes
+	[ "${#_sk}" = 80 ] && [ "$_sn" = 128 ] || _sok=no
+	_skey=$(echo "$NF_RSS_KEY" | tr -d ':')
+	nf_steer_run 0 1 || _sok=no
+	_sd="$_sd; $_sw"
+	case "$_sw" in *"alg=toeplitz key=$_skey map=1:128"*) ;; *) _sok=no ;; esac
+	[ "$_sq0" != x ] && [ "$_sq0" -le 3 ] && [ "$_sq1" -ge 20 ] || _sok=no
+	nf_steer_run 1 0 || _sok=no
+	_sd="$_sd; $_sw"
+	case "$_sw" in *"alg=toeplitz key=$_skey map=0:128"*) ;; *) _sok=no ;; esac
+	[ "$_sq1" != x ] && [ "$_sq1" -le 3 ] && [ "$_sq0" -ge 20 ] || _sok=no
+	_sh1=$(ethtool -S "$_sif" 2>/dev/null | awk '$1 == "rx_hash_packets:" { print $2 }')
+	_sm1=$(dmesg | grep -c 'receive steering: Toeplitz')
+	# the stats step counts the negotiation's requests, not these
+	NF_STEER_REQS=$(($(ethtool -S "$_sif" 2>/dev/null | awk '$1 == "ctrl_requests:" { print $2 }') - ${_sr0:-0}))
+	_sd="$_sd; $NF_STEER_REQS control requests; rx_hash_packets ${_sh0:-?} -> ${_sh1:-?}; dmesg 'receive steering: Toeplitz' +$((_sm1 - _sm0)) $(dmesg | grep 'receive steering' | tail -n 1 | cut -c1-120)"
+	[ "${_sh1:-0}" -gt "${_sh0:-0}" ] && [ $((_sm1 - _sm0)) -ge 2 ] || _sok=no
+	if [ $_sok = yes ]; then
+		nf_step steer PASS "$_sd"
+	else
+		nf_step steer FAIL "want a 40-octet key and 128 entries, ethtool -X within 10 s, the backend holding key and table, only the chosen queue's rx interrupts rising (the other by <= 3), hashed packets: $_sd"
+	fi
+}
+
 # nf_evtchns "NAME=COUNT ...": how many of the queues' irqs are tx, rx
 # and shared ones ("<tx> <rx> <both>")
 nf_evtchns() {
@@ -623,6 +739,7 @@ nf_stats() {
 	# ours: GET + ADD per queue, and all of them mapped
 	_wcr=1 _wpg=0
 	[ "$NB_DRIVER" = stock ] || _wcr=4 _wpg=1024
+	_wcr=$((_wcr + ${NF_STEER_REQS:-0}))
 	if [ "${_stx:-0}" -ge 67108864 ] && [ "${_srx:-0}" -ge 67108864 ] &&
 	   [ "$_spe" = 0 ] && [ "$_scr" = $_wcr ] && [ "$_spg" = $_wpg ] &&
 	   [ "$_sq" = 2 ] && [ "$_scomb" = 2 ] && [ "$_sgr" = 1024 ]; then
@@ -834,6 +951,7 @@ nf_main() {
 	nf_both sha256 64 "$ifc"
 	[ "$NB_DRIVER" != ours ] || nb_backend
 	nf_queues
+	[ "$NF_DRIVER" = stock ] || nf_steer
 	nf_stats
 	nf_domu2domu
 	nf_mtu9000
@@ -893,8 +1011,11 @@ nf_main() {
 		nf_up
 	fi
 
-	# xl save + xl restore with iperf3 running
+	# xl save + xl restore with iperf3 running; ours: with steering set,
+	# which the frontend must send again to the restored connection
 	vif=$(nf_vif) ifc=$(nf_if)
+	ss0=$(dmesg | grep -c 'receive steering: Toeplitz')
+	[ "$NF_DRIVER" = stock ] || ethtool -X "$ifc" hkey "$NF_RSS_KEY" equal 1 >/dev/null 2>&1 || ss0=none
 	nf_bg_iperf $NF_IPERF_SAVE 20 save
 	sleep 3
 	t=$(up) r=$(rpc save-restore) m=pending
@@ -910,7 +1031,16 @@ nf_main() {
 			tb=$(nf_dt "$t")
 			nf_bg_end save 30
 			sd="$m; $vif -> $(nf_mod "$vif") state $(cat "/sys/bus/xen/devices/$vif/state"), dom0 answers ${tb}s after the request; $_bgo"
-			nf_both save-restore 16 "$sd"
+			ss=ok
+			if [ "$NF_DRIVER" != stock ]; then
+				sh2=
+				[ "$ss0" = none ] || ! wait_for 30 sh -c "[ \$(dmesg | grep -c 'receive steering: Toeplitz') -gt $((ss0 + 1)) ]" ||
+					sh2=$(rpc nb-hash)
+				[ "$sh2" = "alg=toeplitz key=$(echo "$NF_RSS_KEY" | tr -d :) map=0:128" ] || ss=bad
+				sd="$sd; steering (ethtool -X equal 1 before the save) sent again: ${sh2:-no dmesg line}"
+			fi
+			if [ $ss = ok ]; then nf_both save-restore 16 "$sd"
+			else nf_step save-restore FAIL "want the steering sent again to the restored connection: $sd"; fi
 		else
 			nf_bg_end save 1
 			nf_step save-restore FAIL "$m; dom0 unreachable 60 s after the restore ($vif state $(cat "/sys/bus/xen/devices/$vif/state" 2>/dev/null)); $_bgo"
