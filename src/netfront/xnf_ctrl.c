@@ -182,6 +182,12 @@ static int xnf_ctrl_xfer(struct xnf_info *info,
 	lockdep_assert_held(&c->lock);
 	*RING_GET_REQUEST(&c->ring, c->ring.req_prod_pvt) = *req;
 	c->ring.req_prod_pvt++;
+	/*
+	 * Ask for an event when this response is pushed: the backend
+	 * notifies only when its producer passes rsp_event, which is ours
+	 * to move.  Ordered before the request by the push's barrier.
+	 */
+	c->ring.sring->rsp_event = c->ring.rsp_cons + 1;
 	RING_PUSH_REQUESTS_AND_CHECK_NOTIFY(&c->ring, notify);
 	if (notify)
 		notify_remote_via_irq(c->irq);
