@@ -221,14 +221,12 @@ struct xnf_ctrl {
  * struct xnf_rss - the Toeplitz steering the user asked for
  * @user: ethtool -X set a key or a table: sent at every connect
  * @indir_set: @indir came from the user (else the default spread)
- * @on: the backend took all of it on this connection
  * @key: the hash key (random until the user sets one)
  * @indir: the table: hash % 128 -> receive queue
  */
 struct xnf_rss {
 	bool user;
 	bool indir_set;
-	bool on;
 	u8 key[XNF_RSS_KEY_SIZE];
 	u32 indir[XNF_RSS_INDIR_SIZE];
 };

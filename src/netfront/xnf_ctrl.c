@@ -80,7 +80,6 @@ int xnf_ctrl_setup(struct xnf_info *info)
 	c->ring_ref = INVALID_GRANT_REF;
 	c->tbl_ref = INVALID_GRANT_REF;
 	c->pg_on = READ_ONCE(xnf_feature_persistent);
-	info->rss.on = false;
 	c->qs = kcalloc(info->nr_queues, sizeof(*c->qs), GFP_KERNEL);
 	if (!c->qs)
 		return -ENOMEM;
@@ -398,7 +397,6 @@ void xnf_ctrl_rebound(struct xnf_info *info)
 
 	flush_work(&info->ctrl_work);
 	mutex_lock(&c->lock);
-	info->rss.on = false;
 	if (!c->live || !c->grefs)
 		goto out;
 	for (i = 0; i < c->nr_qs; i++)
@@ -511,17 +509,14 @@ static int xnf_rss_apply(struct xnf_info *info)
 	int st;
 
 	lockdep_assert_held(&c->lock);
-	r->on = false;
 	if (!c->live || atomic_read(&info->broken))
 		return -ENOTCONN;
-	for (i = 0; i < XNF_RSS_INDIR_SIZE; i++) {
-		if (!r->indir_set || r->indir[i] >= info->nr_queues) {
-			if (r->indir_set)
-				dev_info(&info->xbdev->dev, "receive steering: the table names queue %u of %u: default spread instead\n",
-					 r->indir[i], info->nr_queues);
-			r->indir_set = false;
-			break;
-		}
+	for (i = 0; r->indir_set && i < XNF_RSS_INDIR_SIZE; i++) {
+		if (r->indir[i] < info->nr_queues)
+			continue;
+		dev_info(&info->xbdev->dev, "receive steering: the table names queue %u of %u: default spread instead\n",
+			 r->indir[i], info->nr_queues);
+		r->indir_set = false;
 	}
 	for (i = 0; !r->indir_set && i < XNF_RSS_INDIR_SIZE; i++)
 		r->indir[i] = ethtool_rxfh_indir_default(i, info->nr_queues);
@@ -559,7 +554,6 @@ static int xnf_rss_apply(struct xnf_info *info)
 	st = xnf_hash_msg(info, step, c->tbl_ref, XNF_RSS_INDIR_SIZE, 0, NULL);
 	if (st)
 		goto refused;
-	r->on = true;
 	dev_info(&info->xbdev->dev, "receive steering: Toeplitz, hash types %#x, %u-entry table over %u queues\n",
 		 flags & XNF_HASH_FLAGS_ALL, XNF_RSS_INDIR_SIZE,
 		 info->nr_queues);
