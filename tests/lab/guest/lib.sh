@@ -7,6 +7,8 @@
 #
 # Structured lines the host-side judge reads (lib/judge.sh):
 #   XPS-RESULT <scenario>/<step> PASS|FAIL [detail]
+#   XPS-STEPTIME <scenario>/<step> <seconds since the scenario's last
+#                result on this domain, or since its boot>
 #   XPS-SELFCHECK <scenario|*> <domain> OK [detail]
 #   XPS-LABFAULT <scenario|*> <domain> <what>
 #   XPS-DOMU <name> <scenario> <domid>      (dom0: a domU was created)
@@ -22,6 +24,9 @@ since() { awk -v a="$1" -v b="$(up)" 'BEGIN { printf "%d", b - a }'; }
 result() { # result SCN/STEP PASS|FAIL [detail...]
 	_r=$1 _v=$2; shift 2
 	echo "XPS-RESULT $_r $_v $*"
+	_tf=/tmp/xps-steptime.${_r%%/*} _tn=$(up)
+	echo "XPS-STEPTIME $_r $(awk -v a="$(cat "$_tf" 2>/dev/null || echo 0)" -v b="$_tn" 'BEGIN { printf "%d", b - a }')"
+	echo "$_tn" >"$_tf"
 }
 pass() { _r=$1; shift; result "$_r" PASS "$@"; }
 fail() { _r=$1; shift; result "$_r" FAIL "$@"; }

@@ -87,6 +87,9 @@ judge_run() {
 			fi
 			read -r _ _ verdict detail <<<"$line"
 			judge_emit "$s" "$step" "$verdict" "$detail"
+			# where a scenario's minutes go (steps of 20 s or more)
+			line=$(grep -oE -m1 "XPS-STEPTIME $s/$step [0-9]+" "$log" || true)
+			if [ -n "$line" ] && [ "${line##* }" -ge 20 ]; then echo "TIME: step/$s/$step ${line##* }s"; fi
 			if [ "$verdict" = PASS ] && [ -n "$detail" ]; then echo "INFO: lab/$LAB_ARCH/$s/$step $detail"; fi
 		done
 		# Results the scenario reported beyond its declared steps (setup
