@@ -4,11 +4,14 @@
 # _domus) is read by dom0-init, the judge and the helpers; netfront_steps
 # comes from netfront.sh, sourced below
 # netback-stock - xen-netback-pgnt in dom0 (in place of xen-netback) and
-# Debian's stock xen-netfront in the domUs: the fallback, every packet grant-copied by the backend.
+# Debian's stock xen-netfront in the domUs: the fallback, every packet grant-copied by the backend
+# (make check-full only: make check's netback covers this pairing in
+# its domu2domu and nb-reload steps).
 # The steps are netfront.sh's (see there), run with
-# NB_DRIVER=ours, which adds "backend" (the backend's own counters around
-# 16 MB each way) and "nb-reload" (the backend module reloaded under a
-# running iperf3); XPS_SCN_NF_DRIVER and XPS_SCN_NB_DRIVER still override.
+# NB_DRIVER=ours, which adds "domu2domu" (with nf2), "backend" (the
+# backend's own counters around 16 MB each way) and "nb-reload" (the
+# backend module reloaded under a running iperf3); XPS_SCN_NF_DRIVER and
+# XPS_SCN_NB_DRIVER still override.
 NF_SCN=netback-stock NF_DEFAULT=stock NB_DEFAULT=ours
 # The guests carry the scenarios in /xps; the host (the judge reads the
 # steps) in the lab's own directory.

@@ -4,11 +4,13 @@
 # _domus) is read by dom0-init, the judge and the helpers; netfront_steps
 # comes from netfront.sh, sourced below
 # netback - xen-netback-pgnt in dom0 (in place of xen-netback) and
-# xen-netfront-pgnt in the domUs: persistent grants end to end (the control ring maps every pool grant; the backend copies with memcpy, no grant operation per packet).
+# xen-netfront-pgnt in the domU: persistent grants end to end (the control ring maps every pool grant; the backend copies with memcpy, no grant operation per packet);
+# domu2domu's far end, nf2, runs Debian's xen-netfront (grant-copied).
 # The steps are netfront.sh's (see there), run with
-# NB_DRIVER=ours, which adds "backend" (the backend's own counters around
-# 16 MB each way) and "nb-reload" (the backend module reloaded under a
-# running iperf3); XPS_SCN_NF_DRIVER and XPS_SCN_NB_DRIVER still override.
+# NB_DRIVER=ours, which adds "domu2domu" (with nf2), "backend" (the
+# backend's own counters around 16 MB each way) and "nb-reload" (the
+# backend module reloaded under a running iperf3); XPS_SCN_NF_DRIVER,
+# XPS_SCN_NF_PEER_DRIVER and XPS_SCN_NB_DRIVER still override.
 NF_SCN=netback NF_DEFAULT=ours NB_DEFAULT=ours
 # The guests carry the scenarios in /xps; the host (the judge reads the
 # steps) in the lab's own directory.
