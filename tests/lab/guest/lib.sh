@@ -14,6 +14,7 @@
 #   XPS-DOMU <name> <scenario> <domid>      (dom0: a domU was created)
 #   XPS-SCENARIO-END <scenario> <seconds>   (dom0: all its domUs are gone)
 #   XPS-CPU <domain> <seconds> [...]        (dom0: CPU time a domain used)
+#   XPS-MEMLOW dom0 <MB> ...                (dom0: its lowest MemAvailable)
 #   XPS-DONE                                (dom0: about to power off)
 # Nothing else a guest prints may contain the words the judge treats as
 # kernel trouble (see lib/judge.sh), so scripts never echo them.

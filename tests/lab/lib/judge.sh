@@ -137,6 +137,7 @@ judge_run() {
 	# CPU seconds each domain used (its last look before it ended; dom0's
 	# at the end): where the 2 cores went
 	grep -oE 'XPS-CPU [^ ]+ [0-9]+' "$log" | awk '{ print "TIME: cpu/" $2 " " $3 "s" }' || true
+	grep -oE 'XPS-MEMLOW [^ ]+ [0-9]+' "$log" | awk '{ print "TIME: mem/" $2 "-lowest-available " $3 "MB" }' || true
 	echo "SUMMARY: $JUDGE_FAILS failure(s)$([ $JUDGE_LABFAULT = 0 ] || echo ', LAB FAULT: the emulated CPU failed its self-check')"
 	[ $JUDGE_LABFAULT = 0 ] || return 3
 	[ $JUDGE_FAILS = 0 ] || return 1
