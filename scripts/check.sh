@@ -24,7 +24,11 @@ check_steps=(unit spin tools style w1 sparse params matrix lab net netback pkg a
 steps=()
 for s in "$@"; do
 	case "$s" in
-	full)	steps+=("${check_steps[@]}" netback-stock netpairs) ;;
+	# and the block lab's reload loops at their longer counts
+	full)	steps+=("${check_steps[@]}" netback-stock netpairs)
+		export XPS_SCN_GP_CYCLES=${XPS_SCN_GP_CYCLES:-10}
+		export XPS_SCN_BF_CYCLES=${XPS_SCN_BF_CYCLES:-6}
+		export XPS_SCN_BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-6} ;;
 	*)	steps+=("$s") ;;
 	esac
 done
