@@ -145,19 +145,11 @@ xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 # rpc_serve DOMID FN [LAST [POLL]]: dom0 side; the handler ${FN}_rpc DOMID
 # CMD ARGS sees the request's sequence number in RPC_SEQ.  LAST: a sequence
 # number already served (a domain restored under a new id keeps its data/
-# area).  POLL: seconds between looks when polling (0.5; a scenario with
-# many domUs asks for less dom0 time per domU).
-# Between requests it blocks in a xenstore watch on the request node (the
-# watch fires once when set, then on a change, or when the domain's
-# directory goes), for at most 5 s: polled twice a second (three process
-# starts a look), six domUs cost dom0 36 process starts a second, each a
-# slow one in a PV guest under TCG.  A request written between the read and the watch waits out
-# the 5 s.  XPS_SCN_RPC_POLL=1 (on the host) polls as before.
+# area).  POLL: seconds between looks (0.5; a scenario with many domUs
+# asks for less dom0 time per domU).
 rpc_serve() {
-	_id=$1 _fn=$2 _last=${3:-0} _poll=${4:-0.5} _watch=1
-	[ "${XPS_SCN_RPC_POLL:-0}" != 1 ] && command -v timeout >/dev/null &&
-		command -v xenstore-watch >/dev/null || _watch=0
-	# xenstore-exists is much cheaper than xl under TCG
+	_id=$1 _fn=$2 _last=${3:-0} _poll=${4:-0.5}
+	# xenstore-exists is much cheaper than xl under TCG; polled twice a second.
 	while xenstore-exists "/local/domain/$_id" 2>/dev/null; do
 		_req=$(xenstore-read "/local/domain/$_id/data/xps/req" 2>/dev/null) || _req=
 		_seq=${_req%% *}
@@ -170,10 +162,6 @@ rpc_serve() {
 			xs_put "$_id" data/xps/ack "$_seq"
 			_last=$_seq
 		fi
-		if [ $_watch = 1 ]; then
-			timeout 5 xenstore-watch -n 2 "/local/domain/$_id/data/xps/req" >/dev/null 2>&1
-		else
-			sleep "$_poll"
-		fi
+		sleep "$_poll"
 	done
 }
