@@ -12,7 +12,8 @@
 # Steps: unit spin tools style w1 sparse params matrix lab net netback pkg
 # arm64 (the default: make check, within CI's 90 minutes from a cold
 # cache), and netback-stock and netpairs: lab boots that `make check-full`
-# (the step "full": all of them) adds, past that budget.
+# (the step "full": all of them) adds, past that budget, with the
+# stock drivers' smoke scenario in the lab step.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,8 +25,10 @@ check_steps=(unit spin tools style w1 sparse params matrix lab net netback pkg a
 steps=()
 for s in "$@"; do
 	case "$s" in
-	# and the block lab's reload loops at their longer counts
+	# and, in the block lab boot, the stock drivers' smoke test and the
+	# reload loops at their longer counts
 	full)	steps+=("${check_steps[@]}" netback-stock netpairs)
+		export XPS_LAB_SCENARIOS=${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life blkfront-held qspinlock}
 		export XPS_SCN_GP_CYCLES=${XPS_SCN_GP_CYCLES:-10}
 		export XPS_SCN_BF_CYCLES=${XPS_SCN_BF_CYCLES:-6}
 		export XPS_SCN_BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-6} ;;
@@ -59,7 +62,7 @@ run_step() {
 	matrix)	scripts/matrix.sh ;;
 	lab)	# shellcheck disable=SC2086 # word splitting intended: a list
 		scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
-		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life blkfront-held qspinlock} ;;
+		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-grant-pool blkfront blkfront-life blkfront-held qspinlock} ;;
 	# xen-netfront-pgnt in its own boot: its two domUs move hundreds of
 	# MB, which would slow the block scenarios past their budgets
 	net)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
