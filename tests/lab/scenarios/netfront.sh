@@ -826,8 +826,9 @@ nf_domu2domu() {
 	fi
 }
 
-# nf_peer: nf2, the far end of domu2domu: the same driver, the sink and
-# source served until nf is done with them
+# nf_peer: nf2, the far end of domu2domu and of nb-reload's last check
+# (NF_PEER_DRIVER: the stock netfront by default), the sink and source
+# served until nf is done with them (at most 1200 s)
 nf_peer() {
 	if ! nf_built || ! nf_load; then
 		echo "xps: nf2: $NF_MOD did not load or no interface: $(dmesg | grep -iE 'vif|netfront' | tail -n 2 | tr '\n' ' ')"
@@ -841,7 +842,7 @@ nf_peer() {
 	_pp2=$!
 	echo "xps: nf2: $(nf_vif) bound to $(nf_mod "$(nf_vif)"), serving on $IP:$NF_PSINK and :$NF_PSOURCE"
 	_pt=$(up)
-	while [ "$(since "$_pt")" -lt 600 ]; do
+	while [ "$(since "$_pt")" -lt 1200 ]; do
 		[ "$(rpc peer-state)" = finished ] && break
 		sleep 3
 	done
