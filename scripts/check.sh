@@ -31,7 +31,8 @@ for s in "$@"; do
 		export XPS_LAB_SCENARIOS=${XPS_LAB_SCENARIOS:-smoke grant-pool blkfront blkfront-life blkfront-held qspinlock}
 		export XPS_SCN_GP_CYCLES=${XPS_SCN_GP_CYCLES:-10}
 		export XPS_SCN_BF_CYCLES=${XPS_SCN_BF_CYCLES:-6}
-		export XPS_SCN_BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-6} ;;
+		export XPS_SCN_BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-6}
+		export XPS_SCN_BFL_FULL=${XPS_SCN_BFL_FULL:-1} ;;
 	*)	steps+=("$s") ;;
 	esac
 done

@@ -35,7 +35,7 @@
 #                 counts one resume, xvdc replays requests that were in
 #                 flight, no error counter moves, the reference data
 #                 verifies
-#   migrate       the same across xl migrate to localhost; a Xen that
+#   migrate       (make check-full) the same across xl migrate to localhost; a Xen that
 #                 cannot (no shadow paging: no log-dirty for PV guests)
 #                 refuses, the guest's suspend is cancelled, and the same
 #                 checks hold with no resume counted
@@ -63,9 +63,25 @@ blkfront_life_steps="cpu-selfcheck load trusted-param trusted-xs resize held-att
 blkfront_life_budget=1800
 blkfront_life_domus="bfl"
 BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-3}
+# make check runs load, save-restore, resume-unbind, reload-load and
+# leaks; make check-full (XPS_SCN_BFL_FULL=1) every step.  This scenario
+# sets the block lab boot's length, and on an idle host (2026-12-03) it
+# ran past 1800 s in save-restore's second round after trusted-param
+# (141 s), trusted-xs (272 s), resize (108 s) and held-attach (208 s);
+# migrate, Debian's Xen refusing it (#16), took 149 s more.
+BFL_FULL_ONLY="trusted-param trusted-xs resize held-attach migrate"
+BFL_FULL=${XPS_SCN_BFL_FULL:-0}
+if [ "$BFL_FULL" != 1 ]; then
+	for _s in $BFL_FULL_ONLY; do
+		blkfront_life_steps=$(echo "$blkfront_life_steps" | sed "s/ $_s / /")
+	done
+fi
 # Debugging: XPS_SCN_BFL_ONLY=step,step runs only those (and load); the
 # others then fail as "not reached".
-bfl_want() { [ -z "${XPS_SCN_BFL_ONLY:-}" ] || case ",$XPS_SCN_BFL_ONLY," in *",$1,"*) ;; *) return 1 ;; esac; }
+bfl_want() {
+	case " $blkfront_life_steps " in *" $1 "*) ;; *) return 1 ;; esac
+	[ -z "${XPS_SCN_BFL_ONLY:-}" ] || case ",$XPS_SCN_BFL_ONLY," in *",$1,"*) ;; *) return 1 ;; esac
+}
 # xvdb: (202 << 8) | (1 << 4)
 BFL_XVDB=51728
 
