@@ -4,6 +4,9 @@
 #
 #   make [KDIR=<headers>]   build every module (default: the running kernel)
 #   make check              everything CI runs; last line "N passed, N failed"
+#   make check-full         make check, the lab boots past CI's 90 minutes
+#                           (netback-stock, netpairs, smoke) and the longer
+#                           reload loops and lifecycle steps
 #   make unit               userspace unit tests (ASan + UBSan)
 #   make style              checkpatch --strict on our sources
 #   make sparse             sparse (C=2) on our sources, any finding fails
@@ -54,7 +57,7 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 all: modules
 
 help:
-	@sed -n "3,23p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,32p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
