@@ -95,10 +95,18 @@ blkfront_rpc() {
 		RPC_REPLY=ok ;;
 	detach-log)
 		RPC_REPLY=$(tr '\n' ' ' </run/xps/bf-detach.log 2>/dev/null | cut -c1-200) ;;
-	attach)
-		if xl block-attach "$1" "format=raw, vdev=xvdb, access=rw, target=$BF_LOOPB" >/run/xps/bf-attach.log 2>&1
-		then RPC_REPLY=ok
-		else RPC_REPLY="error $(tr '\n' ' ' </run/xps/bf-attach.log | cut -c1-200)"; fi ;;
+	attach) # with the lab's hotplug script, as at creation: Xen's own
+		# ran past libxl's 40 s under load (2026-12-03); a second try
+		# if libxl gives up all the same (dom0 is slow, not the frontend)
+		for _try in 1 2; do
+			if xl block-attach "$1" "format=raw, vdev=xvdb, access=rw, script=xps-block, target=$BF_LOOPB" >/run/xps/bf-attach.log 2>&1; then
+				RPC_REPLY=ok; break
+			fi
+			RPC_REPLY="error (attempt $_try) $(tr '\n' ' ' </run/xps/bf-attach.log | cut -c1-200)"
+			echo "xps: bf: attach: $RPC_REPLY"
+			xl block-detach "$1" xvdb >/dev/null 2>&1
+			sleep 5
+		done ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
 }
