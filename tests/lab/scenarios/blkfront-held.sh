@@ -203,10 +203,11 @@ blkfront_held_domU() {
 		_dd='' _bad=
 		bfh_held_unbind persistent || _bad=1
 		_dd=$_d
-		bf_c_bind || echo "xps: xvdc did not come back"
-		bf_c_unbind && bf_c_bind feature_persistent=0 || echo "xps: xvdc did not come back zero-copy"
+		_why=
+		bf_c_bind || _why="after the persistent half: $BF_C_WHY"
+		bf_c_unbind && bf_c_bind feature_persistent=0 || _why="$_why; zero-copy: ${BF_C_WHY:-xvdc still there 20 s after its unbind}"
 		if [ "$(bf_x xvdc zero_copy)" != 1 ]; then
-			_bad=1 _d="xvdc not zero-copy: $(bf_xps xvdc zero_copy persistent trusted)"
+			_bad=1 _d="xvdc not zero-copy: $(bf_xps xvdc zero_copy persistent trusted); $_why"
 		else
 			bfh_held_unbind zero-copy || _bad=1
 		fi

@@ -206,17 +206,26 @@ bf_c_unbind() {
 	wait_for 20 sh -c '! test -e /sys/block/xvdc'
 }
 # bf_c_bind [PARAM=VALUE...]: xvdc bound again with these module
-# parameters for its probe (each is put back afterwards)
+# parameters for its probe (each is put back afterwards).  Waits up to
+# 90 s: on a loaded lab dom0's blkback has taken longer than 30 s to
+# answer a reconnect (CI, 2026-12-03).  When xvdc does not come back,
+# BF_C_WHY says where the handshake stopped (also on the console).
 bf_c_bind() {
-	_saved=
+	_saved='' BF_C_WHY=''
 	for _kv in "$@"; do
 		_saved="$_saved ${_kv%%=*}=$(cat "$BF_PARAMS/${_kv%%=*}" 2>/dev/null)"
 		echo "${_kv#*=}" >"$BF_PARAMS/${_kv%%=*}" || echo "xps: no parameter ${_kv%%=*}"
 	done
+	_bct=$(up)
 	echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/bind
-	wait_for 30 test -r /sys/block/xvdc/xps/requests
+	wait_for 90 test -r /sys/block/xvdc/xps/requests
 	_rc=$?
 	for _kv in $_saved; do echo "${_kv#*=}" >"$BF_PARAMS/${_kv%%=*}" 2>/dev/null; done
+	if [ $_rc != 0 ]; then
+		_be=$(xenstore-read device/vbd/51744/backend 2>/dev/null)
+		BF_C_WHY="xvdc not back $(since "$_bct")s after the bind ($*): frontend state $(xenstore-read device/vbd/51744/state 2>/dev/null), backend state $(xenstore-read "$_be/state" 2>/dev/null), driver '$(basename "$(readlink /sys/bus/xen/devices/vbd-51744/driver 2>/dev/null)")'; $(dmesg | grep -E 'vbd|xbf|blkfront|xenbus' | tail -n 2 | tr '\n' ' ')"
+		echo "xps: $BF_C_WHY"
+	fi
 	return $_rc
 }
 # shellcheck disable=SC2046 # "reads writes": two words wanted
