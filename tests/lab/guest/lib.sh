@@ -142,26 +142,47 @@ xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 	xenstore-write "/local/domain/$1/$2" "$3" && xenstore-chmod "/local/domain/$1/$2" "n$1"
 }
 
-# rpc_serve DOMID FN [LAST [POLL]]: dom0 side; the handler ${FN}_rpc DOMID
-# CMD ARGS sees the request's sequence number in RPC_SEQ.  LAST: a sequence
+# rpc_serve DOMID FN [LAST]: dom0 side; the handler ${FN}_rpc DOMID CMD
+# ARGS sees the request's sequence number in RPC_SEQ.  LAST: a sequence
 # number already served (a domain restored under a new id keeps its data/
-# area).  POLL: seconds between looks (0.5; a scenario with many domUs
-# asks for less dom0 time per domU).
+# area).  Returns once the domain is gone.
+# One xenstore watch per domain wakes it: on the request node, and on the
+# domain's domid node, which goes with the domain.  It used to poll
+# (xenstore-exists, xenstore-read, sleep: three processes every 0.5 s
+# per domU, all day, in a dom0 that is the lab's busiest domain).  The
+# watch stays set for the domain's whole life, so a request written
+# while the previous one is handled still wakes it (a watch set anew for
+# each request missed those: 19e0513, reverted).  A tick every 10 s
+# covers anything a watch does not say.  (XPS_RUN and RPC_TICK: for
+# tests/lab/test-rpc-serve.sh, which runs it on the host.)
 rpc_serve() {
-	_id=$1 _fn=$2 _last=${3:-0} _poll=${4:-0.5}
-	# xenstore-exists is much cheaper than xl under TCG; polled twice a second.
-	while xenstore-exists "/local/domain/$_id" 2>/dev/null; do
-		_req=$(xenstore-read "/local/domain/$_id/data/xps/req" 2>/dev/null) || _req=
-		_seq=${_req%% *}
-		if [ -n "$_req" ] && [ "$_seq" != "$_last" ]; then
-			# shellcheck disable=SC2034 # the handler reads RPC_SEQ
-			RPC_REPLY='' RPC_SEQ=$_seq
-			# shellcheck disable=SC2086
-			"${_fn}_rpc" "$_id" ${_req#* }
-			xs_put "$_id" data/xps/res "${RPC_REPLY:-ok}"
-			xs_put "$_id" data/xps/ack "$_seq"
-			_last=$_seq
+	_id=$1 _fn=$2 _last=${3:-0}
+	_rw=${XPS_RUN:-/run/xps}/rpc-$_id.fifo
+	rm -f "$_rw"
+	mkfifo "$_rw" || { echo "xps: rpc_serve $_id: no fifo"; return 1; }
+	xenstore-watch "/local/domain/$_id/data/xps/req" "/local/domain/$_id/domid" >"$_rw" 2>/dev/null &
+	_rwp=$!
+	# (its sleep is killed with it)
+	( trap 'kill "$_tsp" 2>/dev/null; exit 0' TERM
+	  while :; do sleep "${RPC_TICK:-10}" & _tsp=$!; wait "$_tsp"; echo tick; done ) >"$_rw" &
+	_rtp=$!
+	# shellcheck disable=SC2034 # _ev: the watch's path, not needed
+	while read -r _ev; do
+		if ! _req=$(xenstore-read "/local/domain/$_id/data/xps/req" 2>/dev/null); then
+			xenstore-exists "/local/domain/$_id" 2>/dev/null || break
+			continue
 		fi
-		sleep "$_poll"
-	done
+		_seq=${_req%% *}
+		[ -n "$_req" ] && [ "$_seq" != "$_last" ] || continue
+		# shellcheck disable=SC2034 # the handler reads RPC_SEQ
+		RPC_REPLY='' RPC_SEQ=$_seq
+		# (stdin: not the watch's fifo)
+		# shellcheck disable=SC2086
+		"${_fn}_rpc" "$_id" ${_req#* } </dev/null
+		xs_put "$_id" data/xps/res "${RPC_REPLY:-ok}"
+		xs_put "$_id" data/xps/ack "$_seq"
+		_last=$_seq
+	done <"$_rw"
+	kill "$_rwp" "$_rtp" 2>/dev/null
+	rm -f "$_rw"
 }

@@ -120,7 +120,7 @@ np_spawn() {
 				echo "XPS-DOMU $_sd $NP_SCN $_sid created_in=$(since "$_st")s${_sr:+ (attempt $_sa)}"
 				( tail -n +1 -F "/var/log/xen/console/guest-$_sd.log" 2>/dev/null &
 				  echo $! >"/run/xps/$_sd.tail"; wait ) | sed -u "s/\r\$//; s/^/[domU:$_sd] /" &
-				rpc_serve "$_sid" "$NP_FN" 0 2 &
+				rpc_serve "$_sid" "$NP_FN" &
 				echo "$_sd" >>"/run/xps/domus.$NP_FN"
 				_sok=1
 				break

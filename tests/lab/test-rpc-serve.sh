@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# test-rpc-serve.sh - runs lib.sh's rpc_serve (dom0's side of the domUs'
+# requests) on the host under dash, against a fake xenstore: a directory
+# for the store and a fake xenstore-watch that prints each watched path
+# once, then every line appended to an events file (what xenstored's
+# watch events would be).  No QEMU, no root, seconds.  Prints PASS:/FAIL:
+# lab/rpc-serve/<case> lines.
+#   serves    a request is answered (res, then ack), once: the same
+#             sequence number seen again is not run again
+#   queued    a request written while the handler still runs the previous
+#             one is answered too (a watch set anew per request missed it)
+#   stdin     a handler that reads its stdin does not eat the watch's events
+#   last      started with LAST, that request is not served again
+#   gone      the domain's tree removed (with its watch event): rpc_serve
+#             returns within 3 s, its watcher and ticker gone
+#   gone-tick the tree removed with no event: returns on the next tick
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+sim=$(mktemp -d)
+fails=0
+command -v dash >/dev/null || { echo "FAIL: lab/rpc-serve/setup dash is not installed"; exit 1; }
+
+mkdir -p "$sim/bin" "$sim/run"; : >"$sim/calls"
+cat >"$sim/bin/xenstore-read" <<'EOS'
+#!/bin/sh
+[ -f "$SIM/store$1" ] || exit 1
+cat "$SIM/store$1"
+EOS
+cat >"$sim/bin/xenstore-exists" <<'EOS'
+#!/bin/sh
+[ -e "$SIM/store$1" ]
+EOS
+cat >"$sim/bin/xenstore-write" <<'EOS'
+#!/bin/sh
+mkdir -p "$(dirname "$SIM/store$1")" && echo "$2" >"$SIM/store$1"
+EOS
+cat >"$sim/bin/xenstore-chmod" <<'EOS'
+#!/bin/sh
+exit 0
+EOS
+cat >"$sim/bin/xenstore-watch" <<'EOS'
+#!/bin/sh
+# xenstored fires each watch once when it is set
+printf '%s\n' "$@"
+echo $$ >"$SIM/watch.pid"
+exec tail -n 0 -f "$SIM/events"
+EOS
+chmod +x "$sim/bin/"*
+trap 'pkill -f "tail -n 0 -f $sim/events" 2>/dev/null; rm -rf "$sim"' EXIT
+
+# start_serve TICK ID [LAST]: rpc_serve in the background, its tick TICK
+# seconds; its pid in $serve
+start_serve() {
+	tick=$1; shift
+	: >"$sim/events"
+	mkdir -p "$sim/store/local/domain/$1/data/xps"
+	echo "$1" >"$sim/store/local/domain/$1/domid"
+	# shellcheck disable=SC2016 # the script is expanded by dash, not here
+	SIM=$sim PATH="$sim/bin:$PATH" XPS_RUN=$sim/run RPC_TICK=$tick dash -c '
+		. "$1/guest/lib.sh"
+		t_rpc() { # the handler: logs each call; "slow" takes 1 s, "cat" reads stdin
+			echo "$RPC_SEQ $*" >>"$SIM/calls"
+			case "$2" in
+			slow) sleep 1 ;;
+			cat) timeout 3 cat >/dev/null ;;
+			esac
+			RPC_REPLY="did $2"
+		}
+		rpc_serve "$2" t "${3:-0}"' sh "$here" "$@" &
+	serve=$!
+	sleep 0.5
+}
+# request ID SEQ CMD: what a domU's rpc writes, and the event it fires
+request() {
+	echo "$2 $3" >"$sim/store/local/domain/$1/data/xps/req"
+	echo "/local/domain/$1/data/xps/req" >>"$sim/events"
+}
+acked() { [ "$(cat "$sim/store/local/domain/$1/data/xps/ack" 2>/dev/null)" = "$2" ]; }
+# wait_acked ID SEQ [TENTHS]: acked within TENTHS/10 s (4 s)
+wait_acked() { local n=0; until acked "$1" "$2"; do n=$((n + 1)); [ $n -lt "${3:-40}" ] || return 1; sleep 0.1; done; }
+result() { if [ "$2" = ok ]; then echo "PASS: lab/rpc-serve/$1 $3"; else echo "FAIL: lab/rpc-serve/$1 $3"; fails=$((fails + 1)); fi; }
+calls() { grep -c " $1\$" "$sim/calls"; }
+# gone ID: is rpc_serve's process gone within 3 s
+ended() { local n=0; while kill -0 "$serve" 2>/dev/null; do n=$((n + 1)); [ $n -lt 30 ] || return 1; sleep 0.1; done; }
+
+# Ticks every 30.5 s (a sleep no one else runs): in these cases only the watch's events wake it.
+start_serve 30.5 7
+request 7 1 ping
+wait_acked 7 1; r=$(cat "$sim/store/local/domain/7/data/xps/res" 2>/dev/null)
+request 7 1 ping; sleep 1   # the same request again
+if acked 7 1 && [ "$r" = "did ping" ] && [ "$(calls ping)" = 1 ]; then result serves ok "res '$r', 1 call"
+else result serves bad "ack '$(cat "$sim/store/local/domain/7/data/xps/ack" 2>/dev/null)' res '$r', $(calls ping) call(s)"; fi
+
+request 7 2 slow; sleep 0.3; request 7 3 after-slow
+if wait_acked 7 3 && [ "$(calls slow)" = 1 ] && [ "$(calls after-slow)" = 1 ]; then result queued ok "both answered"
+else result queued bad "ack '$(cat "$sim/store/local/domain/7/data/xps/ack" 2>/dev/null)', calls: $(tr '\n' ';' <"$sim/calls")"; fi
+
+# (a domU sends its next request once the last is acked: so does this)
+request 7 4 cat; wait_acked 7 4 20; request 7 5 after-cat
+if wait_acked 7 5 10 && [ "$(calls after-cat)" = 1 ]; then result stdin ok "served after a handler read stdin"
+else result stdin bad "ack '$(cat "$sim/store/local/domain/7/data/xps/ack" 2>/dev/null)', calls: $(tr '\n' ';' <"$sim/calls")"; fi
+
+wp=$(cat "$sim/watch.pid")
+rm -rf "$sim/store/local/domain/7"
+echo /local/domain/7/domid >>"$sim/events"
+if ended; then
+	left=''; sleep 0.3   # (killed, and reaped)
+	# (alive: not a zombie; here nothing may reap the orphans)
+	# (no grep -q at a pipe's end: with pipefail, ps's SIGPIPE fails it)
+	[ -n "$(ps -o stat= -p "$wp" | grep -v '^Z')" ] && left="$left watcher"
+	[ -n "$(ps -eo stat=,args= | grep -v '^Z' | grep 'sleep 30\.5')" ] && left="$left ticker"
+	[ -e "$sim/run/rpc-7.fifo" ] && left="$left fifo"
+	if [ -n "$left" ]; then result gone bad "returned, but left its$left"
+	else result gone ok "returned, watcher, ticker and fifo gone"; fi
+else result gone bad "still serving 3 s after the domain went"; kill "$serve"; fi
+
+: >"$sim/calls"
+mkdir -p "$sim/store/local/domain/8/data/xps"; echo "5 ping" >"$sim/store/local/domain/8/data/xps/req"
+start_serve 1 8 5
+sleep 1.5
+if [ "$(calls ping)" = 0 ] && ! acked 8 5; then result last ok "request 5 not served again"
+else result last bad "$(calls ping) call(s)"; fi
+rm -rf "$sim/store/local/domain/8"
+if ended; then result gone-tick ok "returned on a tick"; else result gone-tick bad "still serving 3 s after the domain went silently"; kill "$serve"; fi
+
+exit $((fails > 0))
