@@ -328,6 +328,13 @@ nf_peer_start() {
 	RPC_REPLY="error xl create nf2: $_pr"
 }
 
+# nb_vif_stats DOMID: dom0 side; the nonzero ethtool -S counters of the
+# domain's first vif as "name=value ...", "none" when there are none
+nb_vif_stats() {
+	_vs=$(ethtool -S "vif$1.0" 2>&1 | awk -F': *' 'NR > 1 && $2 != 0 { gsub(/ /, "", $1); printf "%s=%s ", $1, $2 }')
+	echo "${_vs:-none}"
+}
+
 netfront_rpc() {
 	_dom=$1 _cmd=$2; shift 2
 	case "$_cmd" in
@@ -373,13 +380,8 @@ netfront_rpc() {
 	move-log)
 		RPC_REPLY=$(tr '\n' ' ' </run/xps/nf-move.log 2>/dev/null | cut -c1-300)
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
-	nb-stats) # the domain's first vif: its nonzero ethtool -S counters
-		RPC_REPLY=$(ethtool -S "vif$_dom.0" 2>&1 | awk -F': *' 'NR > 1 && $2 != 0 { gsub(/ /, "", $1); printf "%s=%s ", $1, $2 }')
-		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
-	peer-nb-stats) # nf2's first vif, as nb-stats
-		_pd=$(xl domid nf2 2>/dev/null)
-		RPC_REPLY=$(ethtool -S "vif$_pd.0" 2>&1 | awk -F': *' 'NR > 1 && $2 != 0 { gsub(/ /, "", $1); printf "%s=%s ", $1, $2 }')
-		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
+	nb-stats) RPC_REPLY=$(nb_vif_stats "$_dom") ;;
+	peer-nb-stats) RPC_REPLY=$(nb_vif_stats "$(xl domid nf2 2>/dev/null)") ;; # nf2's
 	nb-reload) nb_reload ;;
 	nb-hash) nb_hash "$_dom" ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
@@ -686,8 +688,7 @@ nf_steer_run() {
 	_sb=$(nf_rxirqs)
 	_so=$(nf_iperf steer $NF_IPERF 3 -P 4 -R)
 	_sa=$(nf_rxirqs)
-	_sq0=$(($(nb_get "$_sa" q0) - $(nb_get "$_sb" q0)))
-	_sq1=$(($(nb_get "$_sa" q1) - $(nb_get "$_sb" q1)))
+	_sq0=$(nb_delta "$_sb" "$_sa" q0) _sq1=$(nb_delta "$_sb" "$_sa" q1)
 	_sh=$(rpc nb-hash)
 	_sw="weight $*: ethtool -X ${_sxt}s, rx irqs q0 +$_sq0 q1 +$_sq1 ($_so); backend: $_sh"
 	awk -v t="$_sxt" 'BEGIN { exit !(t < 10) }'
@@ -791,10 +792,7 @@ nf_mtu9000() {
 # nf_domu2domu: step domu2domu, nf with nf2 across xenbr0 (NF_PEER: the
 # answer to peer-start)
 nf_domu2domu() {
-	case "$NF_PEER" in
-	ok\ 10.0.0.*) _pip=${NF_PEER#ok }; _pip=${_pip%% *} ;;
-	*) nf_step domu2domu FAIL "nf2 not created: $NF_PEER"; return ;;
-	esac
+	_pip=$(nf_peer_ip) || { nf_step domu2domu FAIL "nf2 not created: $NF_PEER"; return; }
 	if ! wait_for 180 ping -c1 -W1 "$_pip" >/dev/null 2>&1; then
 		nf_step domu2domu FAIL "nf2 ($_pip) does not answer pings after 180 s"
 		rpc peer-done >/dev/null
@@ -808,9 +806,8 @@ nf_domu2domu() {
 		_pok=n
 	fi
 	_pb1=$(rpc peer-nb-stats)
-	_pd() { echo $(($(nb_get "$_pb1" "$1") - $(nb_get "$_pb0" "$1"))); }
-	_ptg=$(_pd tx_gcopy_bytes) _prg=$(_pd rx_gcopy_bytes)
-	_ptm=$(_pd tx_memcpy_bytes) _prm=$(_pd rx_memcpy_bytes)
+	_ptg=$(nb_delta "$_pb0" "$_pb1" tx_gcopy_bytes) _prg=$(nb_delta "$_pb0" "$_pb1" rx_gcopy_bytes)
+	_ptm=$(nb_delta "$_pb0" "$_pb1" tx_memcpy_bytes) _prm=$(nb_delta "$_pb0" "$_pb1" rx_memcpy_bytes)
 	_pmap=$(nb_get "$_pb1" mapped_grants) _pflt=$(nb_get "$_pb1" faults)
 	_pdet="nf $IP ($NF_DRIVER) <-> nf2 $_pip ($NF_PEER_DRIVER): $_po; ${_po2:-}; nf2's vif in dom0: tx grant-copied $_ptg B, rx grant-copied $_prg B, memcpy $_ptm/$_prm B, mapped_grants=$_pmap faults=$_pflt"
 	# the stock netfront grants per packet: the backend copies it all
@@ -862,6 +859,16 @@ netfront_domU() {
 
 # nb_get COUNTERS NAME: a counter of an nb-stats reply (0 if absent)
 nb_get() { echo " $1 " | tr ' ' '\n' | awk -F= -v k="$2" '$1 == k { v = $2 } END { print v + 0 }'; }
+# nb_delta BEFORE AFTER NAME: how much a counter grew between two replies
+nb_delta() { echo $(($(nb_get "$2" "$3") - $(nb_get "$1" "$3"))); }
+# nf_peer_ip: nf2's address from NF_PEER (the answer to peer-start:
+# "ok 10.0.0.N ..."); fails when nf2 was not created
+nf_peer_ip() {
+	case "$NF_PEER" in
+	ok\ 10.0.0.*) _npi=${NF_PEER#ok }; echo "${_npi%% *}" ;;
+	*) return 1 ;;
+	esac
+}
 
 # backend: what xen-netback-pgnt counted around 16 MB each way
 nb_backend() {
@@ -870,10 +877,9 @@ nb_backend() {
 	_bo=$(nf_send $NF_DOM0 $NF_SINK 16) && _bo2=$(nf_recv $NF_DOM0 $NF_SOURCE 16)
 	_brc=$?
 	_b1=$(rpc nb-stats)
-	_bd() { echo $(($(nb_get "$_b1" "$1") - $(nb_get "$_b0" "$1"))); }
-	_btm=$(_bd tx_memcpy_bytes) _btg=$(_bd tx_gcopy_bytes)
-	_brm=$(_bd rx_memcpy_bytes) _brg=$(_bd rx_gcopy_bytes)
-	_bops=$(_bd grant_copy_ops) _bmap=$(nb_get "$_b1" mapped_grants)
+	_btm=$(nb_delta "$_b0" "$_b1" tx_memcpy_bytes) _btg=$(nb_delta "$_b0" "$_b1" tx_gcopy_bytes)
+	_brm=$(nb_delta "$_b0" "$_b1" rx_memcpy_bytes) _brg=$(nb_delta "$_b0" "$_b1" rx_gcopy_bytes)
+	_bops=$(nb_delta "$_b0" "$_b1" grant_copy_ops) _bmap=$(nb_get "$_b1" mapped_grants)
 	_bflt=$(nb_get "$_b1" faults)
 	_bdet="during 16 MB each way: tx memcpy $_btm B, tx grant-copied $_btg B, rx memcpy $_brm B, rx grant-copied $_brg B, $_bops grant copy ops; mapped_grants=$_bmap faults=$_bflt; $_bo; $_bo2"
 	_bmb=16777216
@@ -915,17 +921,14 @@ nb_reload_step() {
 	case "$_rr" in *" 0 trouble line(s)"*) ;; *) _rpg=bad ;; esac
 	# nf2 (the stock netfront) was served by the reloaded backend too
 	_rpo=
-	case "$NF_PEER" in
-	ok\ 10.0.0.*)
-		_rpip=${NF_PEER#ok }; _rpip=${_rpip%% *}
-		if wait_for 60 ping -c1 -W1 "$_rpip" >/dev/null 2>&1 &&
-		   _rpo=$(nf_send "$_rpip" $NF_PSINK 8 30) && _rpo2=$(nf_recv "$_rpip" $NF_PSOURCE 8 30); then
-			_rpo="nf2 ($NF_PEER_DRIVER): $_rpo; $_rpo2"
-		else
-			_rpo="nf2 ($NF_PEER_DRIVER) $_rpip not served after the reload: ${_rpo:-no ping answer}"; _rpg=bad
-		fi ;;
-	*) _rpo="nf2 not created: $NF_PEER"; _rpg=bad ;;
-	esac
+	if ! _rpip=$(nf_peer_ip); then
+		_rpo="nf2 not created: $NF_PEER"; _rpg=bad
+	elif wait_for 60 ping -c1 -W1 "$_rpip" >/dev/null 2>&1 &&
+	     _rpo=$(nf_send "$_rpip" $NF_PSINK 8 30) && _rpo2=$(nf_recv "$_rpip" $NF_PSOURCE 8 30); then
+		_rpo="nf2 ($NF_PEER_DRIVER): $_rpo; $_rpo2"
+	else
+		_rpo="nf2 ($NF_PEER_DRIVER) $_rpip not served after the reload: ${_rpo:-no ping answer}"; _rpg=bad
+	fi
 	rpc peer-done >/dev/null
 	_rd="$_rd; $_rpo"
 	if [ $_rpg = ok ]; then

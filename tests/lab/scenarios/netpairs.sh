@@ -361,10 +361,9 @@ np_backend() {
 		nf_step backend PASS "dom0's netback is the stock one: not judged (${2:-none})"
 		return
 	fi
-	_bd() { echo $(($(nb_get "$2" "$1") - $(nb_get "$3" "$1"))); }
-	_btm=$(_bd tx_memcpy_bytes "$2" "$1") _btg=$(_bd tx_gcopy_bytes "$2" "$1")
-	_brm=$(_bd rx_memcpy_bytes "$2" "$1") _brg=$(_bd rx_gcopy_bytes "$2" "$1")
-	_bops=$(_bd grant_copy_ops "$2" "$1")
+	_btm=$(nb_delta "$1" "$2" tx_memcpy_bytes) _btg=$(nb_delta "$1" "$2" tx_gcopy_bytes)
+	_brm=$(nb_delta "$1" "$2" rx_memcpy_bytes) _brg=$(nb_delta "$1" "$2" rx_gcopy_bytes)
+	_bops=$(nb_delta "$1" "$2" grant_copy_ops)
 	_bmap=$(nb_get "$2" mapped_grants) _bflt=$(nb_get "$2" faults)
 	# pairs4 moved 2 x 4 x NP_MB; each byte left one guest (tx) and
 	# entered another (rx)
