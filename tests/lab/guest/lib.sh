@@ -26,9 +26,9 @@ since() { awk -v a="$1" -v b="$(up)" 'BEGIN { printf "%d", b - a }'; }
 result() { # result SCN/STEP PASS|FAIL [detail...]
 	_r=$1 _v=$2; shift 2
 	echo "XPS-RESULT $_r $_v $*"
-	_tf=/tmp/xps-steptime.${_r%%/*} _tn=$(up)
-	echo "XPS-STEPTIME $_r $(awk -v a="$(cat "$_tf" 2>/dev/null || echo 0)" -v b="$_tn" 'BEGIN { printf "%d", b - a }')"
-	echo "$_tn" >"$_tf"
+	_tf=/tmp/xps-steptime.${_r%%/*}
+	echo "XPS-STEPTIME $_r $(since "$(cat "$_tf" 2>/dev/null || echo 0)")"
+	up >"$_tf"
 }
 pass() { _r=$1; shift; result "$_r" PASS "$@"; }
 fail() { _r=$1; shift; result "$_r" FAIL "$@"; }
