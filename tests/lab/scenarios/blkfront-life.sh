@@ -117,6 +117,18 @@ bfl_tail() {
 	  echo $! >"/run/xps/$1.tail-${2##*--}"; wait ) | sed -u "s/\r\$//; s/^/[domU:$1] /" &
 }
 
+# bfl_reqs [MORE_THAN]: the requests blkback took from xvdc so far into
+# _nreq (statistics in _bs), no process forked; fails unless more than
+# MORE_THAN (when given)
+# shellcheck disable=SC2120 # wait_for passes MORE_THAN
+bfl_reqs() {
+	read -r _rq1 <"$_bs/rd_req"; read -r _rq2 <"$_bs/wr_req"
+	_nreq=$((_rq1 + _rq2))
+	[ -z "${1:-}" ] || [ "$_nreq" -gt "$1" ]
+}
+# bfl_suspended NAME: xl list shows the domain shut down (suspended)
+bfl_suspended() { xl list "$1" 2>/dev/null | awk 'NR == 2 && $5 ~ /s/ { ok = 1 } END { exit !ok }'; }
+
 # bfl_move save-restore|migrate NAME OLDID SEQ DELAY: in the background,
 # (its variables must not be wait_for's: POSIX sh has no locals)
 # while the domU's fio loops run.  The domain is marked busy so dom0-init
@@ -158,14 +170,20 @@ bfl_move() {
 		timeout 30 dmsetup suspend --noudevsync bflc && _held=1
 		# Save only once blkback has taken new requests of xvdc, which
 		# are now stuck in dm: in flight whatever the fio loop was doing.
+		# Both waits are cheap: dom0 is the lab's busiest domain, and
+		# a sh, two cats and an xl list twice a second made this
+		# phase take 320 s and the save 577 s (CI, 2026-12-03).
 		_bs=/sys/bus/xen-backend/devices/vbd-$_old-51744/statistics
-		_c0=$(( $(cat "$_bs/rd_req") + $(cat "$_bs/wr_req") ))
-		wait_for 60 sh -c "[ \$(( \$(cat $_bs/rd_req) + \$(cat $_bs/wr_req) )) -gt $_c0 ]"
-		echo "xps: $_mn: held=${_held:-no}, xvdc requests held: $(( $(cat "$_bs/rd_req") + $(cat "$_bs/wr_req") - _c0 )); xl save"
+		bfl_reqs; _c0=$_nreq
+		wait_for 60 bfl_reqs "$_c0"
+		bfl_reqs
+		echo "xps: $_mn: held=${_held:-no}, xvdc requests held: $((_nreq - _c0)); xl save after $(since "$_t")s"
 		xl save "$_mn" /tmp/bfl.chk >/run/xps/bfl-xl.log 2>&1 &
 		_sp=$!
 		if [ -n "$_held" ]; then
-			wait_for 60 sh -c "xl list '$_mn' 2>/dev/null | awk 'NR == 2 && \$5 ~ /s/ { ok = 1 } END { exit !ok }'"
+			# xl list every 2 s, for up to 60 s
+			_n=0
+			until bfl_suspended "$_mn" || [ $_n -ge 30 ]; do sleep 2; _n=$((_n + 1)); done
 			echo "xps: $_mn: xl list says '$(xl list "$_mn" 2>/dev/null | awk 'NR == 2 { print $5 }')' after $(since "$_t")s; releasing the held I/O of xvdc"
 			dmsetup resume --noudevsync bflc
 		fi
@@ -303,16 +321,18 @@ bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
 # the guest suspends for a save, so a resume must replay some.  Sets _d (the details);
 # reports FAIL itself, returns 0 when the caller may report PASS.
 # bfl_rpc_move CMD [HOW]: ask dom0 for a save/restore (CMD: save-restore,
-# migrate, save-held) and wait up to 400 s for its outcome: _r the rpc's
-# answer, _m the move's log line ("ok ..." when it worked).
+# migrate, save-held) and wait up to 900 s for its outcome: _r the rpc's
+# answer, _m the move's log line ("ok ..." when it worked).  Asked every
+# 5 s; the wait only catches a hang (a loaded lab's first save took 644 s
+# on 2026-12-03, and 400 s was the limit then).
 bfl_rpc_move() {
 	# shellcheck disable=SC2086 # word splitting intended: an optional argument
 	_r=$(rpc "$1" 2 $2)
 	_t=$(up) _m=pending
 	if [ "$_r" = ok ]; then
-		while [ "$(since "$_t")" -lt 400 ]; do
+		while [ "$(since "$_t")" -lt 900 ]; do
 			_m=$(rpc move-log)
-			case "$_m" in pending|rpc-timeout|"") sleep 2 ;; *) break ;; esac
+			case "$_m" in pending|rpc-timeout|"") sleep 5 ;; *) break ;; esac
 		done
 	fi
 }
