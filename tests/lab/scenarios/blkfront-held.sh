@@ -93,7 +93,7 @@ blkfront_held_rpc() {
 
 # timeout: request_timeout=5 on xvdc, its I/O held in dom0
 bfh_timeout() {
-	bf_c_unbind && bf_c_bind request_timeout=5 || { _d="xvdc did not come back"; return 1; }
+	bf_c_unbind && bf_c_bind request_timeout=5 || { _d="xvdc did not come back: $BF_C_WHY"; return 1; }
 	_r=$(rpc hold-c)
 	[ "$_r" = ok ] || { _d="rpc hold-c: $_r"; return 1; }
 	bf_c_fio 90
@@ -110,8 +110,7 @@ bfh_timeout() {
 	[ -n "$_ok" ] && [ "$(bf_x xvdc dead)" = 1 ] && [ "$(bf_x xvdc errors_timeout)" -ge 1 ] &&
 		[ "$_te" -ge 4 ] || _ok=
 	[ "$_r" = ok ] || { _d="$_d; rpc release-c: $_r"; _ok=; }
-	bf_c_unbind || { _d="$_d; xvdc still there 20 s after its unbind"; return 1; }
-	bf_c_bind || { _d="$_d; xvdc did not come back: $(dmesg | grep -E 'vbd|xbf|blkfront' | tail -n 2 | tr '\n' ' ')"; return 1; }
+	bf_c_unbind && bf_c_bind || { _d="$_d; $BF_C_WHY"; return 1; }
 	[ -n "$_ok" ]
 }
 
@@ -205,7 +204,7 @@ blkfront_held_domU() {
 		_dd=$_d
 		_why=
 		bf_c_bind || _why="after the persistent half: $BF_C_WHY"
-		bf_c_unbind && bf_c_bind feature_persistent=0 || _why="$_why; zero-copy: ${BF_C_WHY:-xvdc still there 20 s after its unbind}"
+		bf_c_unbind && bf_c_bind feature_persistent=0 || _why="$_why; zero-copy: $BF_C_WHY"
 		if [ "$(bf_x xvdc zero_copy)" != 1 ]; then
 			_bad=1 _d="xvdc not zero-copy: $(bf_xps xvdc zero_copy persistent trusted); $_why"
 		else

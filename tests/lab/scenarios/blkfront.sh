@@ -201,10 +201,11 @@ bf_drv() { basename "$(readlink "/sys/block/$1/device/driver" 2>/dev/null)"; }
 BF_PARAMS=/sys/module/xen_blkfront_64k/parameters
 BF_DBG=/sys/kernel/debug/xen-blkfront-64k
 bf_tot() { awk -v k="$1" '$1 == k { print $2 }' "$BF_DBG/stats" 2>/dev/null; }
-# bf_c_unbind: xvdc's frontend unbound, the disk gone
+# bf_c_unbind: xvdc's frontend unbound, the disk gone (else BF_C_WHY says so)
 bf_c_unbind() {
+	BF_C_WHY=''
 	echo vbd-51744 >/sys/bus/xen/drivers/$BF_DRV/unbind 2>/dev/null
-	wait_for 20 sh -c '! test -e /sys/block/xvdc'
+	wait_for 20 sh -c '! test -e /sys/block/xvdc' || { BF_C_WHY="xvdc still there 20 s after its unbind"; return 1; }
 }
 # bf_c_bind [PARAM=VALUE...]: xvdc bound again with these module
 # parameters for its probe (each is put back afterwards).  Waits up to
