@@ -15,6 +15,9 @@
 #   gone      the domain's tree removed (with its watch event): rpc_serve
 #             returns within 3 s, its watcher and ticker gone
 #   gone-tick the tree removed with no event: returns on the next tick
+#   replied   rpc_replied returns once the domain asks beyond the request
+#             (it has read the reply), and fails, after its time, when
+#             the domain never asks again
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=$(mktemp -d)
@@ -123,5 +126,23 @@ if [ "$(calls ping)" = 0 ] && ! acked 8 5; then result last ok "request 5 not se
 else result last bad "$(calls ping) call(s)"; fi
 rm -rf "$sim/store/local/domain/8"
 if ended; then result gone-tick ok "returned on a tick"; else result gone-tick bad "still serving 3 s after the domain went silently"; kill "$serve"; fi
+
+# replied: rpc_replied 9 3 while the domain's last request is 3, then 4
+mkdir -p "$sim/store/local/domain/9/data/xps"; echo "3 save-restore" >"$sim/store/local/domain/9/data/xps/req"
+# shellcheck disable=SC2016 # expanded by dash
+SIM=$sim PATH="$sim/bin:$PATH" dash -c '. "$1/guest/lib.sh"; rpc_replied 9 3 5; echo "rc=$?" >"$2"' sh "$here" "$sim/replied" &
+rp=$!
+sleep 1
+early=$(cat "$sim/replied" 2>/dev/null)
+echo "4 move-log" >"$sim/store/local/domain/9/data/xps/req"
+wait "$rp"
+# shellcheck disable=SC2016 # expanded by dash
+SIM=$sim PATH="$sim/bin:$PATH" timeout 5 dash -c '. "$1/guest/lib.sh"; rpc_replied 9 4 1' sh "$here"
+never=$?
+if [ -z "$early" ] && [ "$(cat "$sim/replied")" = rc=0 ] && [ "$never" = 1 ]; then
+	result replied ok "waited while the last request was 3, returned on 4; failed after 1 s with no request beyond 4"
+else
+	result replied bad "before request 4: '${early:-still waiting}', after: '$(cat "$sim/replied")', no request beyond 4: rc=$never"
+fi
 
 exit $((fails > 0))

@@ -137,6 +137,7 @@ bfl_suspended() { xl list "$1" 2>/dev/null | awk 'NR == 2 && $5 ~ /s/ { ok = 1 }
 # again, with the request that started this counted as answered.
 bfl_move() {
 	_c=$1 _mn=$2 _old=$3 _seq=$4 _how=${6:-}
+	rpc_replied "$_old" "$_seq" || echo "xps: $_mn: request $_seq's reply not read after 30 s; saving anyway"
 	sleep "$5"
 	_t=$(up)
 	case "$_c" in

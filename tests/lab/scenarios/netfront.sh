@@ -263,7 +263,7 @@ nf_tail() {
 # served again, with the request that started this counted as answered.
 nf_move() {
 	_mn=$1 _mold=$2 _mseq=$3
-	sleep 2
+	rpc_replied "$_mold" "$_mseq" || echo "xps: $_mn: request $_mseq's reply not read after 30 s; saving anyway"
 	_mt=$(up)
 	if xl save "$_mn" /tmp/nf.chk >/run/xps/nf-xl.log 2>&1; then
 		_ms=$(since "$_mt") _mt=$(up)
