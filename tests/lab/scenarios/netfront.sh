@@ -48,8 +48,8 @@
 #                 entries on queue 1, ethtool -X returned within 10 s
 #                 (its 7 messages waited 5 s each for a response event
 #                 the frontend never asked for, before 2026-12-03's fix),
-#                 and 4 flows dom0->domU raise only
-#                 q1's rx interrupts (q0's by at most 3); weight 1 0: the
+#                 and 4 flows dom0->domU raise
+#                 q1's rx interrupts by 10 or more (q0's by at most 3); weight 1 0: the
 #                 other way round; packets arrive with the backend's hash
 #                 (ethtool -S rx_hash_packets grows)
 #   stats         ours: ethtool -S shows the bulk data copied through
@@ -694,7 +694,9 @@ nf_steer_run() {
 	awk -v t="$_sxt" 'BEGIN { exit !(t < 10) }'
 }
 
-# nf_steer: step steer (ours)
+# nf_steer: step steer (ours).  The chosen queue's rx interrupts must
+# rise by at least 10, the other's by at most 3: under load NAPI takes
+# many packets per interrupt (nf2's transfers beside it: +18 for 8 MB)
 nf_steer() {
 	_sif=$(nf_if)
 	_sx=$(ethtool -x "$_sif" 2>&1)
@@ -710,11 +712,11 @@ nf_steer() {
 	nf_steer_run 0 1 || _sok=no
 	_sd="$_sd; $_sw"
 	case "$_sw" in *"alg=toeplitz key=$_skey map=1:128"*) ;; *) _sok=no ;; esac
-	[ "$_sq0" != x ] && [ "$_sq0" -le 3 ] && [ "$_sq1" -ge 20 ] || _sok=no
+	[ "$_sq0" != x ] && [ "$_sq0" -le 3 ] && [ "$_sq1" -ge 10 ] || _sok=no
 	nf_steer_run 1 0 || _sok=no
 	_sd="$_sd; $_sw"
 	case "$_sw" in *"alg=toeplitz key=$_skey map=0:128"*) ;; *) _sok=no ;; esac
-	[ "$_sq1" != x ] && [ "$_sq1" -le 3 ] && [ "$_sq0" -ge 20 ] || _sok=no
+	[ "$_sq1" != x ] && [ "$_sq1" -le 3 ] && [ "$_sq0" -ge 10 ] || _sok=no
 	_sh1=$(ethtool -S "$_sif" 2>/dev/null | awk '$1 == "rx_hash_packets:" { print $2 }')
 	_sm1=$(dmesg | grep -c 'receive steering: Toeplitz')
 	# the stats step counts the negotiation's requests, not these
@@ -724,7 +726,7 @@ nf_steer() {
 	if [ $_sok = yes ]; then
 		nf_step steer PASS "$_sd"
 	else
-		nf_step steer FAIL "want a 40-octet key and 128 entries, ethtool -X within 10 s, the backend holding key and table, only the chosen queue's rx interrupts rising (the other by <= 3), hashed packets: $_sd"
+		nf_step steer FAIL "want a 40-octet key and 128 entries, ethtool -X within 10 s, the backend holding key and table, the chosen queue's rx interrupts up by >= 10, the other's by <= 3, hashed packets: $_sd"
 	fi
 }
 
