@@ -9,10 +9,12 @@
 #   stock  Debian's xen-netfront (the reference every step was developed
 #          against: XPS_SCN_NF_DRIVER=stock tests/lab/lab run netfront)
 # nf (2 vCPUs, so the vif gets 2 queues) runs the steps with the chosen
-# driver.  With dom0's backend ours (netback.sh) a second domU, nf2 (1
-# vCPU, Debian's stock xen-netfront: NF_PEER_DRIVER), is the far end of
-# domu2domu, created when nf asks for it after its bind step: its vif is
-# the stock-netfront-with-xen-netback-pgnt pairing, in the same boot.
+# driver.  A second domU, nf2 (1 vCPU, Debian's stock xen-netfront:
+# NF_PEER_DRIVER), created when nf asks for it after its bind step, runs
+# the nf2-* steps below beside nf's: the stock netfront's pairing with
+# dom0's backend in the same boot (with the stock netback here, with
+# xen-netback-pgnt in netback.sh); with dom0's backend ours it is also
+# the far end of domu2domu.
 # Bulk data: busybox nc -e with dd at both ends, to a sink that answers
 # "<sha256> <bytes>" of what it read, and from a source that sends
 # "<sha256> <bytes>" and then that many fresh random bytes (nf_helpers;
@@ -65,7 +67,9 @@
 #                 5 pings of 8900 bytes answered with no IP fragment
 #                 created or reassembled on either side (busybox ping has
 #                 no -M do: /proc/net/snmp FragCreates/ReasmReqds stand in
-#                 for it), 16 MB each way verified; MTU 1500 again after
+#                 for it; the domU's are judged: what dom0 fragments the
+#                 domU reassembles, and the other way round), 16 MB each
+#                 way verified; MTU 1500 again after
 #   reload        iperf3 running, the vif unbound and the driver rmmod'ed
 #                 (xenbus holds a module reference per bound device, so
 #                 rmmod alone is refused), modprobe max_queues=1 (ours:
@@ -81,6 +85,14 @@
 #                 ours: ethtool -X (key, equal 1) set before the save is
 #                 sent again after the restore (one more dmesg line, the
 #                 backend's debugfs holds key and table)
+#   nf2-bind      (nf2) the vif bound to NF_PEER_DRIVER's module, dom0
+#                 answering
+#   nf2-ping ... nf2-sha256, nf2-mtu9000
+#                 (nf2) ping, iperf3-tx/rx, udp, sha256 and mtu9000 as
+#                 above, on dom0's iperf3 port 5215.  nf and nf2 take
+#                 turns (dom0's mtu-lock) for their fragmented pings and
+#                 MTU 9000 windows; in mtu9000 the domU's own fragment
+#                 counters are judged, dom0's (shared) reported
 #   clean         after the final unbind + rmmod: no kernel trouble lines
 #                 in nf's dmesg, no grant-table message of a grant still
 #                 in use or leaked; with xen-grant-pool loaded, no pool
@@ -140,12 +152,17 @@ NB_DRIVER=${XPS_SCN_NB_DRIVER:-${NB_DEFAULT:-stock}}
 # ours: three more steps, domU to domU with nf2, the backend's own
 # counters and its reload
 [ "$NB_DRIVER" != ours ] || netfront_steps=$(echo "$netfront_steps backend nb-reload" | sed 's/ stats / stats domu2domu /')
+# nf2's own pairing with dom0's backend, reported by nf2
+NF_PEER_STEPS="nf2-bind nf2-ping nf2-iperf3-tx nf2-iperf3-rx nf2-udp nf2-sha256 nf2-mtu9000"
+netfront_steps="$netfront_steps $NF_PEER_STEPS"
 # receive steering: the stock frontend has no ethtool -X
 [ "$NF_DRIVER" = stock ] || netfront_steps=$(echo "$netfront_steps" | sed 's/ queues / queues steer /')
 NF_DOM0=10.0.0.1
 # dom0's servers: iperf3 (one per step, so a test a reload or save cut
 # short cannot hold up the next) and the nc sink and source
 NF_IPERF=5211 NF_IPERF_RELOAD=5212 NF_IPERF_DETACH=5213 NF_IPERF_SAVE=5214
+# nf2's steps' iperf3 server
+NF_IPERF_PEER=5215
 NF_SINK=5311 NF_SOURCE=5312
 # nf2's nc sink and source
 NF_PSINK=5400 NF_PSOURCE=5401
@@ -233,12 +250,12 @@ netfront_dom0_prepare() {
 		echo "xps: dom0 backend $(basename "$(readlink /sys/bus/xen-backend/drivers/vif-pgnt/module 2>/dev/null)")"
 		[ -z "$XPS_SCN_NB_TRACE" ] || nb_trace &
 	fi
-	for _p in $NF_IPERF $NF_IPERF_RELOAD $NF_IPERF_DETACH $NF_IPERF_SAVE; do
+	for _p in $NF_IPERF $NF_IPERF_RELOAD $NF_IPERF_DETACH $NF_IPERF_SAVE $NF_IPERF_PEER; do
 		iperf3 -s -D -p "$_p" --logfile "/run/xps/iperf3-nf-$_p.log" || return 1
 	done
 	busybox nc -ll -p $NF_SINK -e /run/xps/nf-sink </dev/null >/dev/null 2>&1 &
 	busybox nc -ll -p $NF_SOURCE -e /run/xps/nf-source </dev/null >/dev/null 2>&1 &
-	rm -f /run/xps/nf-peer-done
+	rm -rf /run/xps/nf-peer-done /run/xps/nf2-steps-done /run/xps/mtu.lock
 }
 
 netfront_domU_cfg() {
@@ -340,13 +357,36 @@ netfront_rpc() {
 	case "$_cmd" in
 	peer-start) nf_peer_start "$1" ;;
 	peer-done) touch /run/xps/nf-peer-done; RPC_REPLY=ok ;;
-	peer-state) # finished: nf is done with nf2, or gone
+	peer-steps-done) touch /run/xps/nf2-steps-done; RPC_REPLY=ok ;; # nf2's
+	peer-state) # finished: nf is done with nf2, or gone; steps-done:
+		# nf2 has run its own steps; else waiting
 		if [ -e /run/xps/nf-peer-done ] ||
 		   { [ ! -e /run/xps/nf.busy ] && ! xl domid nf >/dev/null 2>&1; }; then
 			RPC_REPLY=finished
+		elif [ -e /run/xps/nf2-steps-done ]; then
+			RPC_REPLY=steps-done
 		else
 			RPC_REPLY=waiting
 		fi ;;
+	# mtu-lock: xenbr0's MTU and IP fragments through it are the
+	# domain's alone until its mtu-unlock (nf and nf2 take turns: at MTU
+	# 9000 dom0's echo replies to the other's fragmented 8000-byte pings
+	# would not fit its vif, and dom0's fragment counters are shared);
+	# "busy <holder>" while another domain holds it
+	mtu-lock)
+		_lkn=$(xl domname "$_dom" 2>/dev/null)
+		if mkdir /run/xps/mtu.lock 2>/dev/null; then
+			echo "$_lkn" >/run/xps/mtu.lock/owner
+			RPC_REPLY=ok
+		elif [ "$(cat /run/xps/mtu.lock/owner 2>/dev/null)" = "$_lkn" ]; then
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="busy $(cat /run/xps/mtu.lock/owner 2>/dev/null)"
+		fi ;;
+	mtu-unlock)
+		[ "$(cat /run/xps/mtu.lock/owner 2>/dev/null)" != "$(xl domname "$_dom" 2>/dev/null)" ] ||
+			rm -rf /run/xps/mtu.lock
+		RPC_REPLY=ok ;;
 	snmp) RPC_REPLY="FragCreates=$(nf_snmp FragCreates) ReasmReqds=$(nf_snmp ReasmReqds)" ;;
 	mtu) # mtu N: the domain's vifs and xenbr0
 		RPC_REPLY=
@@ -452,9 +492,15 @@ nf_done() { echo "$1" >>/tmp/nf.done; }
 nf_step() { # nf_step NAME PASS|FAIL DETAIL: report once
 	result "$NF_SCN/$1" "$2" "$3"; nf_done "$1"
 }
+# nf_fail_rest WHY [nf2]: every step not reported yet FAIL with WHY: nf's,
+# or with nf2, nf2's own (NF_PEER_STEPS)
 nf_fail_rest() {
 	for _s in $netfront_steps; do
-		[ "$_s" = cpu-selfcheck ] && continue
+		case "$_s" in
+		cpu-selfcheck) continue ;;
+		nf2-*) [ "${2:-}" = nf2 ] || continue ;;
+		*) [ "${2:-}" != nf2 ] || continue ;;
+		esac
 		grep -q "^$_s\$" /tmp/nf.done 2>/dev/null || nf_step "$_s" FAIL "$1"
 	done
 }
@@ -767,28 +813,75 @@ nf_stats() {
 	fi
 }
 
-# nf_mtu9000: step mtu9000
+# nf_mtu_lock: xenbr0's MTU and IP fragments through it are this
+# domain's until nf_mtu_unlock (dom0's mtu-lock; nf and nf2 take turns);
+# waits up to 300 s, prints the holder when it gives up
+nf_mtu_lock() {
+	_lkt=$(up)
+	while :; do
+		_lkr=$(rpc mtu-lock)
+		[ "$_lkr" = ok ] && return 0
+		[ "$(since "$_lkt")" -lt 300 ] || { echo "dom0's mtu-lock after 300 s: $_lkr"; return 1; }
+		sleep 2
+	done
+}
+nf_mtu_unlock() { rpc mtu-unlock >/dev/null; }
+
+# nf_mtu9000 [STEP]: step mtu9000 (or STEP).  The domU's own fragment
+# counters are judged; dom0's are reported: they count every domU's
+# traffic (the lock keeps the others' fragments away, but not their
+# reassembly timeouts)
 nf_mtu9000() {
+	_mst=${1:-mtu9000}
 	_mif=$(nf_if)
+	if ! _mlk=$(nf_mtu_lock); then nf_step "$_mst" FAIL "$_mlk"; return; fi
 	_mr=$(rpc mtu 9000)
-	case "$_mr" in ok*) ;; *) nf_step mtu9000 FAIL "dom0: $_mr"; rpc mtu 1500 >/dev/null; return ;; esac
+	case "$_mr" in ok*) ;; *) nf_step "$_mst" FAIL "dom0: $_mr"; rpc mtu 1500 >/dev/null; nf_mtu_unlock; return ;; esac
 	if ! ip link set "$_mif" mtu 9000; then
-		nf_step mtu9000 FAIL "ip link set $_mif mtu 9000 refused; dom0 $_mr"; rpc mtu 1500 >/dev/null; return
+		nf_step "$_mst" FAIL "ip link set $_mif mtu 9000 refused; dom0 $_mr"; rpc mtu 1500 >/dev/null; nf_mtu_unlock; return
 	fi
 	_mfc=$(nf_snmp FragCreates) _mrr=$(nf_snmp ReasmReqds) _md0=$(rpc snmp)
 	_mp=$(nf_ping $NF_DOM0 -c 5 -i 0.2 -W 5 -s 8900); _mpok=$?
 	_mfc2=$(nf_snmp FragCreates) _mrr2=$(nf_snmp ReasmReqds) _md1=$(rpc snmp)
 	_mo='' _mo2=
 	_mok=
-	if [ $_mpok = 0 ] && [ "$_mfc" = "$_mfc2" ] && [ "$_mrr" = "$_mrr2" ] && [ "$_md0" = "$_md1" ] &&
+	if [ $_mpok = 0 ] && [ "$_mfc" = "$_mfc2" ] && [ "$_mrr" = "$_mrr2" ] &&
 	   _mo=$(nf_send $NF_DOM0 $NF_SINK 16) && _mo2=$(nf_recv $NF_DOM0 $NF_SOURCE 16); then
 		_mok=1
 	fi
 	_md="$_mif mtu $(cat "/sys/class/net/$_mif/mtu"), dom0 $_mr; ping -s 8900: $_mp; IP fragments: domU FragCreates $_mfc->$_mfc2 ReasmReqds $_mrr->$_mrr2, dom0 $_md0 -> $_md1; $_mo; ${_mo2:-}"
 	ip link set "$_mif" mtu 1500
 	_mr2=$(rpc mtu 1500)
-	if [ -n "$_mok" ]; then nf_step mtu9000 PASS "$_md; back to 1500 ($_mr2)"
-	else nf_step mtu9000 FAIL "want all answered, no fragments, data equal: $_md"; fi
+	nf_mtu_unlock
+	if [ -n "$_mok" ]; then nf_step "$_mst" PASS "$_md; back to 1500 ($_mr2)"
+	else nf_step "$_mst" FAIL "want all answered, no fragments, data equal: $_md"; fi
+}
+
+# nf_traffic [PREFIX]: the steps ping, iperf3-tx, iperf3-rx, udp and
+# sha256 with dom0 (named PREFIX<step>), on dom0's iperf3 port NF_IPERF
+nf_traffic() {
+	_tp=${1:-} _tif=$(nf_if)
+	# fragmented pings: not while the other domain has xenbr0 at MTU 9000
+	_to='' _to2='' _tlk=
+	_tlk=$(nf_mtu_lock) || _tlk="; without the lock: $_tlk"
+	if _to=$(nf_ping $NF_DOM0 -c 20 -i 0.2 -W 5) && _to2=$(nf_ping $NF_DOM0 -c 3 -i 0.5 -W 5 -s 8000); then
+		nf_step "${_tp}ping" PASS "20 x 56 B: $_to; 3 x 8000 B: $_to2"
+	else
+		nf_step "${_tp}ping" FAIL "20 x 56 B: $_to; 3 x 8000 B: ${_to2:-not run}$_tlk"
+	fi
+	nf_mtu_unlock
+
+	# iperf3 both ways, UDP both ways
+	if _to=$(nf_iperf tx $NF_IPERF 4); then nf_step "${_tp}iperf3-tx" PASS "$IP->dom0 $_to"; else nf_step "${_tp}iperf3-tx" FAIL "$IP->dom0 $_to"; fi
+	if _to=$(nf_iperf rx $NF_IPERF 4 -R); then nf_step "${_tp}iperf3-rx" PASS "dom0->$IP $_to"; else nf_step "${_tp}iperf3-rx" FAIL "dom0->$IP $_to"; fi
+	_to='' _to2=
+	if _to=$(nf_udp) && _to2=$(nf_udp -R); then
+		nf_step "${_tp}udp" PASS "4 Mbit/s 3 s: $IP->dom0 $_to; dom0->$IP $_to2"
+	else
+		nf_step "${_tp}udp" FAIL "$IP->dom0 $_to; dom0->$IP ${_to2:-not run}"
+	fi
+
+	nf_both "${_tp}sha256" 32 "$_tif"
 }
 
 # nf_domu2domu: step domu2domu, nf with nf2 across xenbr0 (NF_PEER: the
@@ -825,21 +918,51 @@ nf_domu2domu() {
 	fi
 }
 
-# nf_peer: nf2, the far end of domu2domu and of nb-reload's last check
-# (NF_PEER_DRIVER: the stock netfront by default), the sink and source
-# served until nf is done with them (at most 1200 s)
+# nf_peer_wait: nf, until nf2 has reported its own steps (at most 600 s)
+nf_peer_wait() {
+	nf_peer_ip >/dev/null || return 0
+	_pwt=$(up)
+	while [ "$(since "$_pwt")" -lt 600 ] && [ "$(rpc peer-state)" = waiting ]; do
+		sleep 3
+	done
+	echo "xps: nf: waited $(since "$_pwt")s for nf2's steps"
+}
+
+# nf_peer: nf2 (NF_PEER_DRIVER: the stock netfront by default): its own
+# pairing with dom0's backend (NF_PEER_STEPS: bind, then nf_traffic and
+# nf_mtu9000 as nf2-<step>, on its own iperf3 port), beside nf's steps;
+# the far end of domu2domu and of nb-reload's last check, the sink and
+# source served until nf is done with them (at most 1200 s)
 nf_peer() {
+	: >/tmp/nf.done
+	_pok=no
 	if ! nf_built || ! nf_load; then
-		echo "xps: nf2: $NF_MOD did not load or no interface: $(dmesg | grep -iE 'vif|netfront' | tail -n 2 | tr '\n' ' ')"
-		return
+		nf_step nf2-bind FAIL "$NF_MOD did not load or no interface: $(dmesg | grep -iE 'vif|netfront' | tail -n 2 | tr '\n' ' ')"
+	else
+		_pu=yes
+		nf_up || _pu=no
+		_pv=$(nf_vif)
+		_pd="$_pv -> driver $(nf_drv "$_pv") (module $(nf_mod "$_pv")), $(nf_if) $IP/24 up, dom0's $NB_DRIVER backend answers: $_pu"
+		if [ "$(nf_mod "$_pv")" = "$NF_KMOD" ] && [ $_pu = yes ]; then
+			nf_step nf2-bind PASS "$_pd"
+			_pok=yes
+		else
+			nf_step nf2-bind FAIL "want module $NF_KMOD, dom0 answering: $_pd"
+		fi
 	fi
-	if ! nf_up; then echo "xps: nf2: dom0 unreachable from $IP"; fi
 	nf_helpers /tmp
 	nc -ll -p $NF_PSINK -e /tmp/nf-sink </dev/null >/dev/null 2>&1 &
 	_pp1=$!
 	nc -ll -p $NF_PSOURCE -e /tmp/nf-source </dev/null >/dev/null 2>&1 &
 	_pp2=$!
 	echo "xps: nf2: $(nf_vif) bound to $(nf_mod "$(nf_vif)"), serving on $IP:$NF_PSINK and :$NF_PSOURCE"
+	if [ $_pok = yes ]; then
+		NF_IPERF=$NF_IPERF_PEER
+		nf_traffic nf2-
+		nf_mtu9000 nf2-mtu9000
+	fi
+	nf_fail_rest "no interface" nf2
+	rpc peer-steps-done >/dev/null
 	_pt=$(up)
 	while [ "$(since "$_pt")" -lt 1200 ]; do
 		[ "$(rpc peer-state)" = finished ] && break
@@ -979,38 +1102,20 @@ nf_main() {
 	else
 		nf_step bind FAIL "want module $NF_KMOD (and, ours, NOT_SUPPORTED from a stock netback, every queue mapped by ours): $bd$stock"
 	fi
-	# nf2 boots while the next steps run
-	if [ "$NB_DRIVER" = ours ]; then
-		NF_PEER=$(rpc peer-start "$IP")
-		echo "xps: nf: peer-start: $NF_PEER"
-	fi
+	# nf2 boots, and runs its own steps, while the next steps run
+	NF_PEER=$(rpc peer-start "$IP")
+	echo "xps: nf: peer-start: $NF_PEER"
+	nf_peer_ip >/dev/null || nf_fail_rest "nf2 not created: $NF_PEER" nf2
 
-	# ping
-	o='' o2=
-	if o=$(nf_ping $NF_DOM0 -c 20 -i 0.2 -W 5) && o2=$(nf_ping $NF_DOM0 -c 3 -i 0.5 -W 5 -s 8000); then
-		nf_step ping PASS "20 x 56 B: $o; 3 x 8000 B: $o2"
-	else
-		nf_step ping FAIL "20 x 56 B: $o; 3 x 8000 B: ${o2:-not run}"
-	fi
-
-	# iperf3 both ways, UDP both ways
-	if o=$(nf_iperf tx $NF_IPERF 4); then nf_step iperf3-tx PASS "domU->dom0 $o"; else nf_step iperf3-tx FAIL "domU->dom0 $o"; fi
-	if o=$(nf_iperf rx $NF_IPERF 4 -R); then nf_step iperf3-rx PASS "dom0->domU $o"; else nf_step iperf3-rx FAIL "dom0->domU $o"; fi
-	o='' o2=
-	if o=$(nf_udp) && o2=$(nf_udp -R); then
-		nf_step udp PASS "4 Mbit/s 3 s: domU->dom0 $o; dom0->domU $o2"
-	else
-		nf_step udp FAIL "domU->dom0 $o; dom0->domU ${o2:-not run}"
-	fi
-
-	nf_both sha256 32 "$ifc"
+	nf_traffic
 	[ "$NB_DRIVER" != ours ] || nb_backend
 	nf_queues
 	[ "$NF_DRIVER" = stock ] || nf_steer
 	nf_stats
 	[ "$NB_DRIVER" != ours ] || nf_domu2domu
 	nf_mtu9000
-	[ "$NB_DRIVER" != ours ] || nb_reload_step
+	# nb-reload unbinds nf2's vif too: not before nf2's own steps are over
+	[ "$NB_DRIVER" != ours ] || { nf_peer_wait; nb_reload_step; }
 
 	# reload with iperf3 running
 	nf_bg_iperf $NF_IPERF_RELOAD 15 reload
