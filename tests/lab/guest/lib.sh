@@ -143,14 +143,11 @@ rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
 # handler that saves the domain must wait for it: a reply the domU had
 # not yet read when it was suspended is not in the restored domain's
 # data/ area (2026-12-03: nf's "rpc save-restore" read nothing back).
-rpc_replied() {
-	_rn=$(( ${3:-30} * 2 ))
-	while [ "$_rn" -gt 0 ]; do
-		_rq=$(xenstore-read "/local/domain/$1/data/xps/req" 2>/dev/null)
-		[ "${_rq%% *}" -gt "$2" ] 2>/dev/null && return 0
-		sleep 0.5; _rn=$((_rn - 1))
-	done
-	return 1
+rpc_replied() { wait_for "${3:-30}" rpc_asked_beyond "$1" "$2"; }
+# rpc_asked_beyond DOMID SEQ: the domain's last request is beyond SEQ
+rpc_asked_beyond() {
+	_rq=$(xenstore-read "/local/domain/$1/data/xps/req" 2>/dev/null)
+	[ "${_rq%% *}" -gt "$2" ] 2>/dev/null
 }
 
 xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
