@@ -144,14 +144,16 @@ bf_fio() {
 	# allow_file_create=0: with the disk gone (unbind, detach) fio would
 	# otherwise create a regular file of that name in /dev, which then
 	# hides the disk's node when it comes back.
-	if timeout "$_secs" fio --output-format=normal --verify_fatal=1 --ioengine=libaio --allow_file_create=0 \
-		--direct=1 "$@" >"/tmp/fio-$_tag.log" 2>&1; then
+	timeout "$_secs" fio --output-format=normal --verify_fatal=1 --ioengine=libaio --allow_file_create=0 \
+		--direct=1 "$@" >"/tmp/fio-$_tag.log" 2>&1
+	_rc=$?
+	if [ $_rc = 0 ]; then
 		_w=$(awk '/write: IOPS=/ { sub(/.*IOPS=/, ""); sub(/,.*/, ""); print; exit }' "/tmp/fio-$_tag.log")
 		_r=$(awk '/read: IOPS=/ { sub(/.*IOPS=/, ""); sub(/,.*/, ""); print; exit }' "/tmp/fio-$_tag.log")
 		echo "w=${_w:--} r=${_r:--} $(since "$_t")s"
 		return 0
 	fi
-	echo "rc=$? after $(since "$_t")s: $(grep -iE 'verify|error|bad|fail' "/tmp/fio-$_tag.log" | head -n 3 | tr '\n' ' ' | cut -c1-300)"
+	echo "rc=$_rc after $(since "$_t")s (limit ${_secs}s): $(grep -iE 'verify|error|bad|fail' "/tmp/fio-$_tag.log" | head -n 3 | tr '\n' ' ' | cut -c1-300)"
 	return 1
 }
 bf_fio_step() { # bf_fio_step STEP DESC SECS ARGS...
