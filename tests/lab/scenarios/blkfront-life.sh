@@ -31,10 +31,12 @@
 #                 blkback offers one queue instead of two, and the
 #                 frontend's max_indirect_segments is lowered to 0, so
 #                 the replayed requests are re-split into plain ones);
+#                 dom0 holds xvdc's I/O (hold-c) before the domU writes
+#                 to it (fio, 64 KB) and until the guest has suspended;
 #                 every loop passes before, across and after, each disk
 #                 counts one resume, xvdc replays requests that were in
-#                 flight, no error counter moves, the reference data
-#                 verifies
+#                 flight and the held writes verify, no error counter
+#                 moves, the reference data verifies
 #   migrate       (make check-full) the same across xl migrate to localhost; a Xen that
 #                 cannot (no shadow paging: no log-dirty for PV guests)
 #                 refuses, the guest's suspend is cancelled, and the same
@@ -118,12 +120,13 @@ bfl_tail() {
 	  echo $! >"/run/xps/$1.tail-${2##*--}"; wait ) | sed -u "s/\r\$//; s/^/[domU:$1] /" &
 }
 
-# bfl_reqs [MORE_THAN]: the requests blkback took from xvdc so far into
-# _nreq (statistics in _bs), no process forked; fails unless more than
-# MORE_THAN (when given)
+# bfl_reqs [MORE_THAN]: the read and write requests blkback took from
+# xvdc so far into _nreq, its flushes into _nflush (statistics in _bs),
+# no process forked; fails unless _nreq is more than MORE_THAN (when given)
 # shellcheck disable=SC2120 # wait_for passes MORE_THAN
 bfl_reqs() {
 	read -r _rq1 <"$_bs/rd_req"; read -r _rq2 <"$_bs/wr_req"
+	read -r _nflush <"$_bs/f_req"
 	_nreq=$((_rq1 + _rq2))
 	[ -z "${1:-}" ] || [ "$_nreq" -gt "$1" ]
 }
@@ -165,21 +168,26 @@ bfl_move() {
 		fi
 		rm -f /tmp/bfl.chk ;;
 	save-restore)
-		# Hold xvdc's I/O in dm until the guest has suspended (state
-		# "s" in xl list): those requests are in flight across the save.
-		_held=
-		echo "xps: $_mn: holding the I/O of xvdc (dmsetup suspend)"
-		timeout 30 dmsetup suspend --noudevsync bflc && _held=1
-		# Save only once blkback has taken new requests of xvdc, which
-		# are now stuck in dm: in flight whatever the fio loop was doing.
-		# Both waits are cheap: dom0 is the lab's busiest domain, and
-		# a sh, two cats and an xl list twice a second made this
-		# phase take 320 s and the save 577 s (CI, 2026-12-03).
+		# xvdc's I/O is held in dm since the domU's hold-c, and the
+		# domU wrote to xvdc after that: save once blkback has taken
+		# those requests (stuck in dm, so in flight across the save),
+		# release them once the guest has suspended (state "s" in xl
+		# list).  Both waits are cheap: dom0 is the lab's busiest
+		# domain, and a sh, two cats and an xl list twice a second
+		# made this phase take 320 s and the save 577 s (CI,
+		# 2026-12-03).
+		_held='' _c0=''
+		[ -r /run/xps/bfl-c0 ] && read -r _c0 _f0 </run/xps/bfl-c0 && _held=1
+		rm -f /run/xps/bfl-c0
 		_bs=/sys/bus/xen-backend/devices/vbd-$_old-51744/statistics
-		bfl_reqs; _c0=$_nreq
-		wait_for 60 bfl_reqs "$_c0"
-		bfl_reqs
-		echo "xps: $_mn: held=${_held:-no}, xvdc requests held: $((_nreq - _c0)); xl save after $(since "$_t")s"
+		if [ -n "$_held" ]; then
+			wait_for 60 bfl_reqs "$_c0"
+			bfl_reqs
+			_hn="$((_nreq - _c0)) read/write and $((_nflush - _f0)) flush requests"
+		else
+			_hn="none (no hold-c before the save)"
+		fi
+		echo "xps: $_mn: xvdc held: $_hn; xl save after $(since "$_t")s"
 		xl save "$_mn" /tmp/bfl.chk >/run/xps/bfl-xl.log 2>&1 &
 		_sp=$!
 		if [ -n "$_held" ]; then
@@ -202,6 +210,7 @@ bfl_move() {
 			fi
 			echo "$_mq" >/sys/module/xen_blkback/parameters/max_queues
 			[ "$_how" != small ] || _r="$_r; blkback max_queues 1 (was $_mq) for the restore"
+			_r="$_r; xvdc held $_hn"
 		else
 			_r="error xl save: $(tail -n 3 /run/xps/bfl-xl.log | tr '\n' ' ')"
 		fi
@@ -236,6 +245,20 @@ blkfront_life_rpc() {
 		touch "/run/xps/$_name.busy"
 		bfl_move "$_cmd" "$_name" "$_dom" "$RPC_SEQ" "${1:-2}" "${2:-}" 2>/dev/null &
 		RPC_REPLY=ok ;;
+	hold-c) # xvdc's I/O held in dm (bflc suspended) until the next
+		# save-restore has suspended the guest; blkback's counts of
+		# xvdc's requests at this point go to /run/xps/bfl-c0
+		_bs=/sys/bus/xen-backend/devices/vbd-$_dom-51744/statistics
+		if timeout 30 dmsetup suspend --noudevsync bflc; then
+			bfl_reqs
+			echo "$_nreq $_nflush" >/run/xps/bfl-c0
+			RPC_REPLY=ok
+		else
+			RPC_REPLY="error dmsetup suspend bflc"
+		fi ;;
+	release-c) # after a hold-c that no save followed
+		rm -f /run/xps/bfl-c0
+		dmsetup resume --noudevsync bflc && RPC_REPLY=ok || RPC_REPLY="error dmsetup resume bflc" ;;
 	rebind-c) # blkback back on xvdc's backend (after save-held)
 		if echo "vbd-$_dom-51744" >/sys/bus/xen-backend/drivers/vbd/bind; then
 			RPC_REPLY=ok
@@ -307,7 +330,7 @@ bfl_loop() {
 	rm -f "/tmp/bfl-$_tg.fail"
 	while [ ! -e /tmp/bfl.stop ]; do
 		_off=$(( _o0 + (_n % 4) * 8 ))
-		if ! _o=$(bf_fio "bfl-$_tg" 300 --name="$_tg" --filename="/dev/$_dk" --rw=randwrite \
+		if ! _o=$(bf_fio "bfl-$_tg" "$BFL_RUN_SECS" --name="$_tg" --filename="/dev/$_dk" --rw=randwrite \
 			--offset="${_off}M" --verify="$_vf" "$@"); then
 			echo "run $_n: $_o" >>"/tmp/bfl-$_tg.fail"
 		fi
@@ -316,12 +339,18 @@ bfl_loop() {
 	done
 }
 bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
+# A run spans the move, whose wait (bfl_rpc_move) ends at 900 s: 300 s
+# cut a run off in CI (2026-12-04: 340 s, with 99 s of held I/O and a
+# 28 s save).  The limit only catches a hang.
+BFL_RUN_SECS=1200
 
 # bfl_move_step STEP CMD: fio loops on all three disks across CMD in dom0.
-# dom0 holds xvdc's I/O (2 jobs at queue depth 4: never so many that a
-# submitter blocks for a tag, which would stop the guest's freezer) while
-# the guest suspends for a save, so a resume must replay some.  Sets _d (the details);
-# reports FAIL itself, returns 0 when the caller may report PASS.
+# For a save, dom0 holds xvdc's I/O (hold-c) before the domU writes to it
+# and until the guest has suspended, so a resume must replay those writes
+# (12 in flight at most, the c loop's 2 jobs at depth 4 and the held
+# writes' 4: never so many that a submitter blocks for a tag, which would
+# stop the guest's freezer).  Sets _d (the details); reports FAIL itself,
+# returns 0 when the caller may report PASS.
 # bfl_rpc_move CMD [HOW]: ask dom0 for a save/restore (CMD: save-restore,
 # migrate, save-held) and wait up to 900 s for its outcome: _r the rpc's
 # answer, _m the move's log line ("ok ..." when it worked).  Asked every
@@ -345,20 +374,48 @@ bfl_move_step() {
 	for _k in $BFL_DISKS; do
 		eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
 	done
-	rm -f /tmp/bfl.stop /tmp/bfl-*.runs
+	rm -f /tmp/bfl.stop /tmp/bfl-*.runs /tmp/bfl-held.out
+	# fio syncs before each verify: a flush dom0 holds would leave fio
+	# in an uninterruptible sleep, which the guest's freezer cannot
+	# stop, and the suspend would fail.  xvdc writes through across a
+	# save (without a write cache the block layer sends no flush).
+	_wc=$(cat /sys/block/xvdc/queue/write_cache)
+	[ "$_cmd" != save-restore ] || echo "write through" >/sys/block/xvdc/queue/write_cache
 	bfl_loop xvda a 0 crc32c & _pa=$!
 	bfl_loop xvdb b 16 sha256 & _pb=$!
 	bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
 		--numjobs=2 --offset_increment=2M & _pc=$!
 	wait_for 60 test -s /tmp/bfl-a.runs
+	_ph=
+	if [ "$_cmd" = save-restore ]; then
+		# Writes dom0 holds for certain: sent after dm holds xvdc,
+		# so they are in flight across the save, and the restored
+		# frontend must replay them (what the c loop has in flight
+		# at that moment depends on timing: 0 in one CI run).
+		_hc=$(rpc hold-c)
+		if [ "$_hc" = ok ]; then
+			(if _o=$(bf_fio bfl-held 1200 --name=held --filename=/dev/xvdc --rw=randwrite --bs=4k \
+				--iodepth=4 --size=64k --offset=40M --verify=crc32c); then echo "ok $_o"
+			 else echo "FAILED $_o"; fi >/tmp/bfl-held.out) &
+			_ph=$!
+		fi
+	fi
 	bfl_rpc_move "$_cmd" "$_how"
+	# no move, so nothing releases xvdc: the loops would hang on it
+	[ "$_ph" = "" ] || [ "$_r" = ok ] || echo "xps: $_st: $_cmd not started ($_r); releasing xvdc: $(rpc release-c)"
 	# two more whole runs of each loop after the move
 	_w=
 	for _k in a b c; do _w="$_w [ \$(cat /tmp/bfl-$_k.runs) -ge $(($(bfl_runs $_k) + 2)) ] &&"; done
 	wait_for 300 sh -c "$_w true"
 	touch /tmp/bfl.stop
-	wait $_pa $_pb $_pc
+	wait $_pa $_pb $_pc $_ph
+	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
 	_fails=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail /tmp/bfl-c.fail 2>/dev/null | head -n 2 | tr '\n' ' ')
+	_held=ok
+	if [ "$_cmd" = save-restore ]; then
+		_held=$(cat /tmp/bfl-held.out 2>/dev/null)
+		[ "$_hc" = ok ] || _held="hold-c: $_hc"
+	fi
 	_ref=ok
 	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	_o=$(bf_fio "$_st-ref" 120 $BF_REF --verify_only) || _ref="FAILED $_o"
@@ -382,9 +439,10 @@ bfl_move_step() {
 		[ "$_dr" = "$_want" ] && [ "$_de" = 0 ] && [ "$(bf_drv "$_k")" = "$BF_DRV" ] || _bad="$_bad $_k"
 		[ "$_k" != xvdc ] || _rp=$_dq
 	done
-	_d="$_d ref $_ref"
+	_d="$_d ref $_ref; held writes ${_held:-none}"
 	# Requests held in dom0 while the guest suspended: some replayed.
-	[ "$_want" != 1 ] || [ "$_rp" -gt 0 ] || _bad="$_bad xvdc-nothing-replayed"
+	[ "$_cmd" != save-restore ] || [ "$_want" != 1 ] || [ "$_rp" -gt 0 ] || _bad="$_bad xvdc-nothing-replayed"
+	case "$_held" in ok*) ;; *) _bad="$_bad xvdc-held-writes" ;; esac
 	if [ "$_want" != fail ] && [ -z "$_fails" ] && [ "$_ref" = ok ] && [ -z "$_bad" ]; then
 		return 0
 	fi
