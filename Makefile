@@ -5,7 +5,7 @@
 #   make [KDIR=<headers>]   build every module (default: the running kernel)
 #   make check              everything CI runs; last line "N passed, N failed"
 #   make check-full         make check, the lab boots past CI's 90 minutes
-#                           (netback-stock, netpairs, smoke) and the longer
+#                           (netback-stock, smoke) and the longer
 #                           reload loops and lifecycle steps
 #   make unit               userspace unit tests (ASan + UBSan)
 #   make style              checkpatch --strict on our sources
@@ -130,7 +130,7 @@ lab-arm64: deps
 check: deps
 	scripts/check.sh
 
-# make check and the lab boots past CI's budget (netback-stock, netpairs)
+# make check and the lab boot past CI's budget (netback-stock)
 check-full: deps
 	scripts/check.sh full
 
