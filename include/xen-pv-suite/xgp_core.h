@@ -211,6 +211,8 @@ void xgp_front_core_stats(struct xgp_front_core *c,
 #define XGP_BACK_HASH_BITS	8
 #define XGP_BACK_MAX_BATCH	1024U
 
+struct xgp_bpage;
+
 /**
  * struct xgp_back_entry - one grant mapped by a backend
  * @gref: grant reference
@@ -218,8 +220,12 @@ void xgp_front_core_stats(struct xgp_front_core *c,
  * @readonly: mapped read-only
  * @handle: grant handle returned by the map
  * @status: result of the last map attempt (0 or -errno; core/ops private)
- * @page: page the grant is mapped into (data at offset 0)
- * @vaddr: kernel address of the mapping
+ * @stuck: set by ->map or ->unmap when the 4 KB sub-page may still hold
+ *	the foreign frame (an unmap failed): it is never reused
+ * @offset: byte offset of the mapping within @page (a multiple of 4 KB)
+ * @page: page the grant is mapped into, at @offset
+ * @vaddr: kernel address of the mapping (page address + @offset)
+ * @bpage: page record the sub-page belongs to (core private)
  * @hnode: hash linkage (core private)
  * @lru: idle LRU or unmap-batch linkage (core private)
  * @refs: in-flight users; idle (purgeable) at 0 (core private)
@@ -228,27 +234,57 @@ struct xgp_back_entry {
 	u32 gref;
 	u16 domid;
 	bool readonly;
+	bool stuck;
 	u32 handle;
 	int status;
+	unsigned int offset;
 	struct page *page;
 	void *vaddr;
+	struct xgp_bpage *bpage;
 	struct hlist_node hnode;
 	struct list_head lru;
 	unsigned int refs;
+};
+
+/*
+ * A page the backend maps grants into: XGP_GRANTS_PER_PAGE 4 KB
+ * sub-pages, one mapping each, so a dom0 with 64 KB pages does not spend
+ * a whole page on every 4 KB grant.  Freed when its last sub-page is
+ * given back; a stuck sub-page is never given back.  Core private.
+ * @node: c->bpages linkage
+ * @partial: c->partial linkage while a sub-page is free
+ * @page: the page
+ * @vaddr: its kernel address
+ * @used: bitmap of sub-pages taken (mapped, being mapped, or stuck)
+ * @nr_used: bits set in @used
+ */
+struct xgp_bpage {
+	struct list_head node;
+	struct list_head partial;
+	struct page *page;
+	void *vaddr;
+	u32 used;
+	unsigned int nr_used;
 };
 
 /**
  * struct xgp_back_ops - environment of a backend cache
  * @lock: take the cache lock (IRQ safe: puts come from I/O completion)
  * @unlock: drop it
- * @map: map @n entries (@gref, @domid, @readonly set); set @page, @vaddr,
- *	@handle and @status (0 or -errno) of each; may sleep
- * @unmap: unmap @n entries and free their pages; returns how many could
- *	not be unmapped (their pages are leaked, never reused); may sleep
+ * @page_alloc: allocate one page to map grants into (its frames not
+ *	populated); 0 or -ENOMEM; may sleep
+ * @page_free: free a page allocated by @page_alloc, nothing mapped in it
+ * @map: map @n entries (@gref, @domid, @readonly set) at @vaddr (in
+ *	@page at @offset); set @handle and @status (0 or -errno) of each.
+ *	A failed entry is left unmapped, or marked @stuck; may sleep
+ * @unmap: unmap @n entries; mark @stuck each one that could not be
+ *	unmapped and return how many those were; may sleep
  */
 struct xgp_back_ops {
 	void (*lock)(void *priv);
 	void (*unlock)(void *priv);
+	int (*page_alloc)(void *priv, struct page **page, void **vaddr);
+	void (*page_free)(void *priv, struct page *page);
 	void (*map)(void *priv, struct xgp_back_entry **e, unsigned int n);
 	unsigned int (*unmap)(void *priv, struct xgp_back_entry **e,
 			      unsigned int n);
@@ -275,11 +311,16 @@ struct xgp_back_stats {
 	u64 unmapped;
 	u64 unmaps;
 	u64 unmap_busy;
+	u64 page_allocs;
+	u64 page_frees;
+	u64 page_alloc_failures;
 	/* gauges */
 	u64 mapped;
 	u64 idle;
 	u64 in_use;
 	u64 cap;
+	u64 pages;
+	u64 stuck;
 };
 
 /**
@@ -292,7 +333,11 @@ struct xgp_back_stats {
  * @nr_mapped: entries mapped, idle or in use
  * @nr_reserved: entries being mapped right now
  * @nr_idle: length of @lru
+ * @nr_pages: length of @bpages
+ * @nr_stuck: sub-pages never to be reused (their unmap failed)
  * @lru: idle entries, least recently used first
+ * @bpages: every page mapped into (struct xgp_bpage)
+ * @partial: the pages with a free sub-page
  * @hash: (domid, gref) -> entry
  * @stats: counters
  */
@@ -305,7 +350,11 @@ struct xgp_back_core {
 	unsigned int nr_mapped;
 	unsigned int nr_reserved;
 	unsigned int nr_idle;
+	unsigned int nr_pages;
+	unsigned int nr_stuck;
 	struct list_head lru;
+	struct list_head bpages;
+	struct list_head partial;
 	struct hlist_head hash[1U << XGP_BACK_HASH_BITS];
 	struct xgp_back_stats stats;
 };
@@ -322,5 +371,6 @@ unsigned int xgp_back_core_unmap(struct xgp_back_core *c, const u32 *grefs,
 				 unsigned int n, int *status);
 void xgp_back_core_stats(struct xgp_back_core *c,
 			 struct xgp_back_stats *out);
+unsigned int xgp_back_core_fini(struct xgp_back_core *c);
 
 #endif /* XEN_PV_SUITE_XGP_CORE_H */

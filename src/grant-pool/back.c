@@ -36,9 +36,22 @@ static void *xgp_kaddr(struct page *page)
 	return pfn_to_kaddr(page_to_pfn(page));
 }
 
+static int xgp_page_alloc(void *priv, struct page **page, void **vaddr)
+{
+	if (gnttab_alloc_pages(1, page))
+		return -ENOMEM;
+	*vaddr = xgp_kaddr(*page);
+	return 0;
+}
+
+static void xgp_page_free(void *priv, struct page *page)
+{
+	gnttab_free_pages(1, &page);
+}
+
 /*
- * Unmap up to XGP_UNMAP_CHUNK entries and free the pages that unmapped.
- * A page whose unmap failed may still hold the foreign frame: leak it.
+ * Unmap up to XGP_UNMAP_CHUNK entries.  One whose unmap failed may still
+ * hold the foreign frame: it is marked stuck, its sub-page never reused.
  */
 static unsigned int xgp_unmap_chunk(struct xgp_back_cache *cache,
 				    struct xgp_back_entry **e, unsigned int n)
@@ -55,22 +68,20 @@ static unsigned int xgp_unmap_chunk(struct xgp_back_cache *cache,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		gnttab_set_unmap_op(&unmap[i],
-				    (unsigned long)xgp_kaddr(e[i]->page),
+		gnttab_set_unmap_op(&unmap[i], (unsigned long)e[i]->vaddr,
 				    GNTMAP_host_map, e[i]->handle);
 		pages[i] = e[i]->page;
 	}
 	/* Waits for in-flight users of the pages (e.g. network skbs). */
 	ret = gnttab_unmap_refs_sync(&data);
 	for (i = 0; i < n; i++) {
-		if (ret || unmap[i].status != GNTST_okay) {
-			pr_err("cache %s: unmap of gref %u from domain %u failed (%d/%d), leaking its page\n",
-			       cache->name, e[i]->gref, e[i]->domid, ret,
-			       unmap[i].status);
-			failed++;
+		if (!ret && unmap[i].status == GNTST_okay)
 			continue;
-		}
-		gnttab_free_pages(1, &pages[i]);
+		pr_err("cache %s: unmap of gref %u from domain %u failed (%d/%d), leaking its page\n",
+		       cache->name, e[i]->gref, e[i]->domid, ret,
+		       unmap[i].status);
+		e[i]->stuck = true;
+		failed++;
 	}
 	return failed;
 }
@@ -96,19 +107,17 @@ static void xgp_map_fail_all(struct xgp_back_entry **e, unsigned int n,
 }
 
 /*
- * Entries that failed to map must not keep a page.  One that did map
- * although the batch as a whole failed is unmapped again right away.
+ * Collect the status of each op.  An entry that did map although the
+ * batch as a whole failed is unmapped again right away.
  */
 static void xgp_map_collect(struct xgp_back_cache *cache,
 			    struct xgp_back_entry **e,
 			    struct gnttab_map_grant_ref *ops,
-			    struct page **pages, unsigned int n, int ret)
+			    unsigned int n, int ret)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		e[i]->page = pages[i];
-		e[i]->vaddr = xgp_kaddr(pages[i]);
 		e[i]->handle = ops[i].handle;
 		e[i]->status = 0;
 		if (!ret && ops[i].status == GNTST_okay)
@@ -118,14 +127,17 @@ static void xgp_map_collect(struct xgp_back_cache *cache,
 				   ops[i].status);
 		if (ops[i].status == GNTST_okay)
 			xgp_unmap_chunk(cache, &e[i], 1);
-		else
-			gnttab_free_pages(1, &pages[i]);
-		e[i]->page = NULL;
-		e[i]->vaddr = NULL;
 		e[i]->status = -EIO;
 	}
 }
 
+/*
+ * Map each entry at the sub-page the core gave it (e->vaddr).  Where a
+ * page holds several mappings, the foreign-page mark gnttab_map_refs()
+ * sets and gnttab_unmap_refs() clears describes one of them at best:
+ * nothing may read it, so the cache's pages never leave it (its users
+ * copy through ->vaddr; no skb or bio points into them).
+ */
 static void xgp_map(void *priv, struct xgp_back_entry **e, unsigned int n)
 {
 	struct xgp_back_cache *cache = priv;
@@ -137,7 +149,7 @@ static void xgp_map(void *priv, struct xgp_back_entry **e, unsigned int n)
 
 	ops = kcalloc(n, sizeof(*ops), GFP_NOIO);
 	pages = kcalloc(n, sizeof(*pages), GFP_NOIO);
-	if (!ops || !pages || gnttab_alloc_pages(n, pages)) {
+	if (!ops || !pages) {
 		xgp_map_fail_all(e, n, -ENOMEM);
 		goto out;
 	}
@@ -145,17 +157,18 @@ static void xgp_map(void *priv, struct xgp_back_entry **e, unsigned int n)
 		flags = GNTMAP_host_map;
 		if (e[i]->readonly)
 			flags |= GNTMAP_readonly;
-		gnttab_set_map_op(&ops[i], (unsigned long)xgp_kaddr(pages[i]),
-				  flags, e[i]->gref, e[i]->domid);
+		gnttab_set_map_op(&ops[i], (unsigned long)e[i]->vaddr, flags,
+				  e[i]->gref, e[i]->domid);
 		/*
 		 * Xen writes the status of every op it processes.  One it
 		 * never reached (the batch failed early) must not look
 		 * mapped: kcalloc's zero is GNTST_okay.
 		 */
 		ops[i].status = GNTST_general_error;
+		pages[i] = e[i]->page;
 	}
 	ret = gnttab_map_refs(ops, NULL, pages, n);
-	xgp_map_collect(cache, e, ops, pages, n, ret);
+	xgp_map_collect(cache, e, ops, n, ret);
 out:
 	kfree(pages);
 	kfree(ops);
@@ -164,6 +177,8 @@ out:
 static const struct xgp_back_ops xgp_back_kops = {
 	.lock = xgp_cache_lock,
 	.unlock = xgp_cache_unlock,
+	.page_alloc = xgp_page_alloc,
+	.page_free = xgp_page_free,
 	.map = xgp_map,
 	.unmap = xgp_unmap,
 };
@@ -213,7 +228,7 @@ EXPORT_SYMBOL_GPL(xgp_back_cache_create);
 unsigned int xgp_back_cache_release(struct xgp_back_cache *cache)
 {
 	struct xgp_back_stats st;
-	unsigned int n;
+	unsigned int n, leaked;
 
 	xgp_unregister_cache(cache);
 	n = xgp_back_core_purge(&cache->core, UINT_MAX);
@@ -222,6 +237,10 @@ unsigned int xgp_back_cache_release(struct xgp_back_cache *cache)
 	if (st.in_use)
 		pr_err("cache %s: destroyed with %llu entries still in use, leaking their mappings\n",
 		       cache->name, st.in_use);
+	leaked = xgp_back_core_fini(&cache->core);
+	if (leaked)
+		pr_err("cache %s: destroyed holding %u page(s) that may still map a grant, leaking them\n",
+		       cache->name, leaked);
 	kfree(cache);
 	return n;
 }
@@ -259,7 +278,9 @@ EXPORT_SYMBOL_GPL(xgp_back_lookup);
  * @cache: cache
  * @grefs: grant references of the frontend domain
  * @n: number of grefs, 1 .. XGP_BACK_MAX_BATCH
- * @out: receives one entry per gref; the data is at ->vaddr (offset 0)
+ * @out: receives one entry per gref; its 4 KB are at ->vaddr (->page at
+ *	->offset).  The page may hold other grants' mappings: copy through
+ *	->vaddr, never hand ->page to the network or block layer
  * @readonly: the request only reads the granted memory
  *
  * Cached grants are reused, the others are mapped in one batch.  If the

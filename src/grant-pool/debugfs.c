@@ -39,8 +39,9 @@ static const struct xgp_stat_key xgp_back_keys[] = {
 	XGP_BKEY(purges), XGP_BKEY(evictions), XGP_BKEY(map_failures),
 	XGP_BKEY(unmap_failures), XGP_BKEY(cap_rejects), XGP_BKEY(dup_maps),
 	XGP_BKEY(bad_puts), XGP_BKEY(unmapped), XGP_BKEY(unmaps),
-	XGP_BKEY(unmap_busy), XGP_BKEY(mapped), XGP_BKEY(idle),
-	XGP_BKEY(in_use), XGP_BKEY(cap),
+	XGP_BKEY(unmap_busy), XGP_BKEY(page_allocs), XGP_BKEY(page_frees),
+	XGP_BKEY(page_alloc_failures), XGP_BKEY(mapped), XGP_BKEY(idle),
+	XGP_BKEY(in_use), XGP_BKEY(cap), XGP_BKEY(pages), XGP_BKEY(stuck),
 };
 
 static DEFINE_MUTEX(xgp_registry_lock);	/* protects both lists */
@@ -84,7 +85,7 @@ DEFINE_SHOW_ATTRIBUTE(xgp_cache_stats);
 
 static int xgp_global_stats_show(struct seq_file *m, void *v)
 {
-	u64 pools = 0, caches = 0, pages = 0, grants = 0, mapped = 0;
+	u64 pools = 0, caches = 0, pages = 0, grants = 0, mapped = 0, mpages = 0;
 	struct xgp_front_pool *pool;
 	struct xgp_back_cache *cache;
 	struct xgp_front_stats fs;
@@ -103,12 +104,14 @@ static int xgp_global_stats_show(struct seq_file *m, void *v)
 		xgp_back_core_stats(&cache->core, &bs);
 		caches++;
 		mapped += bs.mapped;
+		mpages += bs.pages;
 	}
 	mutex_unlock(&xgp_registry_lock);
 
 	seq_printf(m, "pools %llu\ncaches %llu\npages_live %llu\n",
 		   pools, caches, pages);
 	seq_printf(m, "grants_live %llu\nmapped_live %llu\n", grants, mapped);
+	seq_printf(m, "mapped_pages_live %llu\n", mpages);
 	seq_printf(m, "deferred_pages %u\nleaked_pages %llu\n",
 		   READ_ONCE(xgp_deferred.nr_pages), READ_ONCE(xgp_deferred.leaked));
 	seq_printf(m, "deferred_freed %llu\nflagged_pools %u\n",

@@ -171,6 +171,8 @@ static int __init xgp_init(void)
 
 	BUILD_BUG_ON(XGP_GRANT_SIZE != XEN_PAGE_SIZE);
 	BUILD_BUG_ON(XGP_GRANTS_PER_PAGE != XEN_PFN_PER_PAGE);
+	/* struct xgp_bpage keeps its sub-pages in a u32 bitmap. */
+	BUILD_BUG_ON(XGP_GRANTS_PER_PAGE > 32);
 
 	if (!xen_domain())
 		return -ENODEV;

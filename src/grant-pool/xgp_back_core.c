@@ -13,6 +13,13 @@
  * frontend registers grants for good (netif ADD/DEL_GREF_MAPPING) keeps
  * the reference of each map as a pin, so the entry is never purged or
  * evicted, and ends it with a targeted unmap of those grefs.
+ *
+ * Grants are 4 KB, pages may be larger: each page the cache maps into
+ * holds XGP_GRANTS_PER_PAGE mappings, one per 4 KB sub-page.  A miss
+ * takes a free sub-page of a page already held before it allocates a
+ * new page, and a page goes back to the environment when its last
+ * mapping is unmapped.  A sub-page whose unmap failed may still hold the
+ * foreign frame: it stays taken for good, and so does its page.
  */
 #include <xen-pv-suite/xgp_core.h>
 
@@ -31,6 +38,8 @@ void xgp_back_core_init(struct xgp_back_core *c, const struct xgp_back_ops *ops,
 	c->domid = domid;
 	c->cap = cap;
 	INIT_LIST_HEAD(&c->lru);
+	INIT_LIST_HEAD(&c->bpages);
+	INIT_LIST_HEAD(&c->partial);
 	for (i = 0; i < ARRAY_SIZE(c->hash); i++)
 		INIT_HLIST_HEAD(&c->hash[i]);
 }
@@ -89,12 +98,150 @@ static unsigned int xgp_back_detach_idle(struct xgp_back_core *c,
 	return n;
 }
 
+/* ---------------------------------------------------------------- pages */
+
+/* Give @e the lowest free sub-page of @bp.  Called locked. */
+static void xgp_bpage_take(struct xgp_bpage *bp, struct xgp_back_entry *e)
+{
+	unsigned int sub = 0;
+
+	while (bp->used & (1U << sub))
+		sub++;
+	bp->used |= 1U << sub;
+	if (++bp->nr_used == XGP_GRANTS_PER_PAGE)
+		list_del_init(&bp->partial);
+	e->bpage = bp;
+	e->offset = sub * XGP_GRANT_SIZE;
+	e->page = bp->page;
+	e->vaddr = (char *)bp->vaddr + e->offset;
+}
+
+/*
+ * Take @e's sub-page back; a stuck one stays taken for good.  A page
+ * left with no sub-page taken moves to @empty, to be freed unlocked.
+ * Called locked.
+ */
+static void xgp_bpage_give(struct xgp_back_core *c, struct xgp_back_entry *e,
+			   struct list_head *empty)
+{
+	struct xgp_bpage *bp = e->bpage;
+
+	if (!bp)
+		return;
+	e->bpage = NULL;
+	e->page = NULL;
+	e->vaddr = NULL;
+	if (e->stuck) {
+		c->nr_stuck++;
+		return;
+	}
+	bp->used &= ~(1U << (e->offset / XGP_GRANT_SIZE));
+	if (!--bp->nr_used) {
+		list_del_init(&bp->partial);
+		list_move_tail(&bp->node, empty);
+		c->nr_pages--;
+	} else if (list_empty(&bp->partial)) {
+		list_add_tail(&bp->partial, &c->partial);
+	}
+}
+
+/* Free the pages of @list (nothing mapped in them).  Called unlocked. */
+static void xgp_bpage_free_list(struct xgp_back_core *c,
+				struct list_head *list)
+{
+	struct xgp_bpage *bp, *tmp;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(bp, tmp, list, node) {
+		list_del(&bp->node);
+		c->ops->page_free(c->priv, bp->page);
+		kfree(bp);
+		n++;
+	}
+	if (!n)
+		return;
+	c->ops->lock(c->priv);
+	c->stats.page_frees += n;
+	c->ops->unlock(c->priv);
+}
+
+/* Give back the sub-pages of @n entries.  Called unlocked. */
+static void xgp_bpage_give_all(struct xgp_back_core *c,
+			       struct xgp_back_entry **e, unsigned int n)
+{
+	unsigned int i;
+	LIST_HEAD(empty);
+
+	c->ops->lock(c->priv);
+	for (i = 0; i < n; i++)
+		xgp_bpage_give(c, e[i], &empty);
+	c->ops->unlock(c->priv);
+	xgp_bpage_free_list(c, &empty);
+}
+
+/*
+ * Place @n fresh entries: free sub-pages of the pages held first, then
+ * as few new pages as the rest need.  All or nothing.  Called unlocked;
+ * may sleep (->page_alloc).  Return: 0 or -ENOMEM.
+ */
+static int xgp_back_place(struct xgp_back_core *c, struct xgp_back_entry **e,
+			  unsigned int n)
+{
+	struct xgp_bpage *bp, *tmp;
+	unsigned int i = 0, k, need, failures = 0;
+	LIST_HEAD(fresh);
+
+	c->ops->lock(c->priv);
+	while (i < n && !list_empty(&c->partial)) {
+		bp = list_first_entry(&c->partial, struct xgp_bpage, partial);
+		xgp_bpage_take(bp, e[i++]);
+	}
+	c->ops->unlock(c->priv);
+	if (i == n)
+		return 0;
+
+	need = (n - i + XGP_GRANTS_PER_PAGE - 1) / XGP_GRANTS_PER_PAGE;
+	for (k = 0; k < need; k++) {
+		bp = kzalloc(sizeof(*bp), c->gfp);
+		if (bp && c->ops->page_alloc(c->priv, &bp->page, &bp->vaddr)) {
+			kfree(bp);
+			bp = NULL;
+		}
+		if (!bp) {
+			failures++;
+			break;
+		}
+		INIT_LIST_HEAD(&bp->partial);
+		list_add_tail(&bp->node, &fresh);
+	}
+
+	c->ops->lock(c->priv);
+	c->stats.page_allocs += k;
+	c->stats.page_alloc_failures += failures;
+	if (failures) {
+		c->ops->unlock(c->priv);
+		xgp_bpage_free_list(c, &fresh);
+		xgp_bpage_give_all(c, e, i);
+		return -ENOMEM;
+	}
+	list_for_each_entry_safe(bp, tmp, &fresh, node) {
+		list_move_tail(&bp->node, &c->bpages);
+		list_add_tail(&bp->partial, &c->partial);
+		c->nr_pages++;
+		while (i < n && bp->nr_used < XGP_GRANTS_PER_PAGE)
+			xgp_bpage_take(bp, e[i++]);
+	}
+	c->ops->unlock(c->priv);
+	return 0;
+}
+
 /* Unmap and free detached entries in batches.  Called unlocked. */
 static void xgp_back_unmap_list(struct xgp_back_core *c,
 				struct list_head *list)
 {
 	struct xgp_back_entry *batch[XGP_BACK_UNMAP_BATCH];
 	unsigned int i, n, done = 0, failed = 0;
+	LIST_HEAD(empty);
 
 	while (!list_empty(list)) {
 		n = 0;
@@ -106,11 +253,16 @@ static void xgp_back_unmap_list(struct xgp_back_core *c,
 		}
 		failed += c->ops->unmap(c->priv, batch, n);
 		done += n;
+		c->ops->lock(c->priv);
+		for (i = 0; i < n; i++)
+			xgp_bpage_give(c, batch[i], &empty);
+		c->ops->unlock(c->priv);
 		for (i = 0; i < n; i++)
 			kfree(batch[i]);
 	}
 	if (!done)
 		return;
+	xgp_bpage_free_list(c, &empty);
 	c->ops->lock(c->priv);
 	c->stats.unmapped += done - failed;
 	c->stats.unmap_failures += failed;
@@ -373,13 +525,14 @@ fail:
 /*
  * Phase 3, locked: insert what mapped, reference it in @out.  A gref
  * mapped concurrently by another caller keeps the first mapping and
- * ours goes to @dups.  Failed entries stay in @fresh for freeing;
- * inserted ones are cleared from it.
+ * ours goes to @dups.  Failed entries give their sub-page back (pages
+ * left empty go to @empty) and stay in @fresh for freeing; inserted
+ * ones are cleared from it.
  */
 static int xgp_back_commit(struct xgp_back_core *c, unsigned int n,
 			   struct xgp_back_entry **out,
 			   struct xgp_back_entry **fresh, unsigned int nmiss,
-			   struct list_head *dups)
+			   struct list_head *dups, struct list_head *empty)
 {
 	struct xgp_back_entry *e, *old;
 	unsigned int i, k = 0;
@@ -393,6 +546,7 @@ static int xgp_back_commit(struct xgp_back_core *c, unsigned int n,
 		if (e->status) {
 			c->stats.map_failures++;
 			err = err ?: e->status;
+			xgp_bpage_give(c, e, empty);
 			continue;
 		}
 		fresh[k - 1] = NULL;
@@ -443,6 +597,7 @@ int xgp_back_core_map(struct xgp_back_core *c, const u32 *grefs,
 	unsigned int i;
 	LIST_HEAD(victims);
 	LIST_HEAD(dups);
+	LIST_HEAD(empty);
 	int nmiss, err;
 
 	if (!grefs || !out || !n || n > XGP_BACK_MAX_BATCH)
@@ -460,12 +615,17 @@ int xgp_back_core_map(struct xgp_back_core *c, const u32 *grefs,
 		return nmiss;
 
 	fresh = xgp_back_alloc_fresh(c, grefs, n, out, nmiss, readonly);
-	if (fresh)
-		c->ops->map(c->priv, fresh, nmiss);
+	if (fresh) {
+		if (!xgp_back_place(c, fresh, nmiss))
+			c->ops->map(c->priv, fresh, nmiss);
+		else
+			for (i = 0; i < (unsigned int)nmiss; i++)
+				fresh[i]->status = -ENOMEM;
+	}
 
 	c->ops->lock(c->priv);
 	if (fresh) {
-		err = xgp_back_commit(c, n, out, fresh, nmiss, &dups);
+		err = xgp_back_commit(c, n, out, fresh, nmiss, &dups, &empty);
 	} else {
 		c->nr_reserved -= nmiss;
 		xgp_back_drop_all(c, out, n);
@@ -473,6 +633,7 @@ int xgp_back_core_map(struct xgp_back_core *c, const u32 *grefs,
 	}
 	c->ops->unlock(c->priv);
 
+	xgp_bpage_free_list(c, &empty);
 	xgp_back_unmap_list(c, &dups);
 	if (fresh) {
 		for (i = 0; i < (unsigned int)nmiss; i++)
@@ -495,5 +656,33 @@ void xgp_back_core_stats(struct xgp_back_core *c, struct xgp_back_stats *out)
 	out->idle = c->nr_idle;
 	out->in_use = c->nr_mapped - c->nr_idle;
 	out->cap = c->cap;
+	out->pages = c->nr_pages;
+	out->stuck = c->nr_stuck;
 	c->ops->unlock(c->priv);
+}
+
+/**
+ * xgp_back_core_fini - forget the pages a cache still holds
+ * @c: cache, every entry unmapped (purged or unmapped by gref) before
+ *
+ * The pages still held are those with a stuck sub-page (their unmap
+ * failed) and those of entries the caller never put: each may still
+ * hold a foreign frame, so it is never freed.  Its record is freed, the
+ * page itself leaked.
+ *
+ * Return: the number of pages leaked.
+ */
+unsigned int xgp_back_core_fini(struct xgp_back_core *c)
+{
+	struct xgp_bpage *bp, *tmp;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(bp, tmp, &c->bpages, node) {
+		list_del(&bp->node);
+		kfree(bp);
+		n++;
+	}
+	INIT_LIST_HEAD(&c->partial);
+	c->nr_pages = 0;
+	return n;
 }

@@ -172,9 +172,57 @@ static void fb_unlock(void *priv)
 	fb.locked = false;
 }
 
+static int fb_page_alloc(void *priv, struct page **page, void **vaddr)
+{
+	struct page *pg;
+
+	XT_EXPECT(!fb.locked, "page_alloc called with the lock held");
+	if (fb.page_fail_in && !--fb.page_fail_in)
+		return -ENOMEM;
+	pg = calloc(1, sizeof(*pg));
+	pg->mem = calloc(1, XGP_PAGE_SIZE);
+	pg->live = true;
+	fb.all = realloc(fb.all, (fb.nr_all + 1) * sizeof(*fb.all));
+	fb.all[fb.nr_all++] = pg;
+	fb.pages_live++;
+	fb.pages_max = max(fb.pages_max, fb.pages_live);
+	*page = pg;
+	*vaddr = pg->mem;
+	return 0;
+}
+
+static void fb_page_free(void *priv, struct page *page)
+{
+	XT_EXPECT(!fb.locked, "page_free called with the lock held");
+	XT_EXPECT(page->live, "page freed twice");
+	XT_EXPECT(!page->grants && !page->subs,
+		  "page freed with %u grant(s) mapped in it (subs %#x)",
+		  page->grants, page->subs);
+	/* Free the memory: ASan reports a later use of a dead page. */
+	free(page->mem);
+	page->mem = NULL;
+	page->live = false;
+	fb.pages_live--;
+}
+
+/* The sub-page the core gave @e: checked, then its bit. */
+static u32 fb_sub_bit(struct xgp_back_entry *e)
+{
+	struct page *pg = e->page;
+
+	XT_EXPECT(pg && pg->live, "gref %u placed in a dead page", e->gref);
+	XT_EXPECT(e->offset % XGP_GRANT_SIZE == 0 &&
+		  e->offset < XGP_PAGE_SIZE, "gref %u at offset %u", e->gref,
+		  e->offset);
+	XT_EXPECT(e->vaddr == pg->mem + e->offset,
+		  "gref %u: vaddr is not page + offset", e->gref);
+	return 1U << (e->offset / XGP_GRANT_SIZE);
+}
+
 static void fb_map(void *priv, struct xgp_back_entry **e, unsigned int n)
 {
 	unsigned int i;
+	u32 bit;
 
 	XT_EXPECT(!fb.locked, "map called with the lock held");
 	XT_EXPECT(n && n <= XGP_BACK_MAX_BATCH, "map batch of %u", n);
@@ -183,11 +231,22 @@ static void fb_map(void *priv, struct xgp_back_entry **e, unsigned int n)
 		u32 g = e[i]->gref;
 
 		XT_EXPECT(g < FB_MAX_GREFS, "map of gref %u", g);
+		bit = fb_sub_bit(e[i]);
+		XT_EXPECT(!(e[i]->page->subs & bit),
+			  "gref %u mapped over a sub-page in use", g);
 		if (g >= FB_MAX_GREFS || fb.fail[g]) {
 			e[i]->status = -EIO;
+			if (g < FB_MAX_GREFS && fb.stuck_on_fail[g]) {
+				/* mapped, and the undo failed too */
+				e[i]->stuck = true;
+				e[i]->page->subs |= bit;
+				e[i]->page->grants++;
+				fb.stuck++;
+			}
 			continue;
 		}
-		e[i]->vaddr = calloc(1, XGP_GRANT_SIZE);
+		e[i]->page->subs |= bit;
+		e[i]->page->grants++;
 		xgp_pattern_fill(e[i]->vaddr, g);
 		e[i]->handle = ++fb.next_handle;
 		e[i]->status = 0;
@@ -200,6 +259,7 @@ static unsigned int fb_unmap(void *priv, struct xgp_back_entry **e,
 			     unsigned int n)
 {
 	unsigned int i, failed = 0;
+	u32 bit;
 
 	XT_EXPECT(!fb.locked, "unmap called with the lock held");
 	XT_EXPECT(n, "unmap batch of 0");
@@ -215,13 +275,23 @@ static unsigned int fb_unmap(void *priv, struct xgp_back_entry **e,
 		XT_EXPECT(!e[i]->hnode.pprev, "unmapping gref %u still hashed",
 			  g);
 		XT_EXPECT(fb.mapped[g], "unmapping gref %u not mapped", g);
+		bit = fb_sub_bit(e[i]);
+		XT_EXPECT(e[i]->page->subs & bit,
+			  "unmapping gref %u: its sub-page holds no mapping", g);
 		XT_EXPECT(xgp_pattern_check(e[i]->vaddr, g) < 0,
 			  "mapping of gref %u corrupted", g);
-		free(e[i]->vaddr);
 		fb.mapped[g]--;
 		fb.maps_live--;
-		if (fb.unmap_fail_in && !--fb.unmap_fail_in)
+		if (fb.unmap_fail_in && !--fb.unmap_fail_in) {
+			/* the foreign frame stays in the sub-page */
+			e[i]->stuck = true;
+			fb.stuck++;
 			failed++;
+			continue;
+		}
+		memset(e[i]->vaddr, 0, XGP_GRANT_SIZE);
+		e[i]->page->subs &= ~bit;
+		e[i]->page->grants--;
 	}
 	return failed;
 }
@@ -229,11 +299,27 @@ static unsigned int fb_unmap(void *priv, struct xgp_back_entry **e,
 const struct xgp_back_ops fb_ops = {
 	.lock = fb_lock,
 	.unlock = fb_unlock,
+	.page_alloc = fb_page_alloc,
+	.page_free = fb_page_free,
 	.map = fb_map,
 	.unmap = fb_unmap,
 };
 
+void fb_teardown(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < fb.nr_all; i++) {
+		free(fb.all[i]->mem);
+		free(fb.all[i]);
+	}
+	free(fb.all);
+	fb.all = NULL;
+	fb.nr_all = 0;
+}
+
 void fb_reset(void)
 {
+	fb_teardown();
 	memset(&fb, 0, sizeof(fb));
 }

@@ -17,6 +17,7 @@ struct page {
 	unsigned char *mem;
 	bool live;
 	unsigned int grants;	/* grants currently pointing into it */
+	u32 subs;		/* back: sub-pages a grant is mapped into */
 };
 
 #define FF_MAX_GREFS	65536U
@@ -67,11 +68,19 @@ struct fake_back {
 	unsigned int unmap_max;		/* largest ->unmap batch */
 	unsigned int nr_unmap_log;	/* entries in unmap_log */
 	u32 unmap_log[FB_MAX_GREFS];	/* grefs unmapped, in call order */
+	bool stuck_on_fail[FB_MAX_GREFS];	/* a failed map stays mapped */
+	unsigned int page_fail_in;	/* > 0: the alloc that brings it to 0 fails */
+	unsigned int pages_live;	/* allocated, not freed */
+	unsigned int pages_max;		/* most pages live at once */
+	unsigned int stuck;		/* sub-pages left mapped for good */
+	struct page **all;
+	unsigned int nr_all;
 };
 
 extern struct fake_back fb;
 extern const struct xgp_back_ops fb_ops;
 void fb_reset(void);
+void fb_teardown(void);
 
 /* ---- the tests ---- */
 
@@ -99,5 +108,7 @@ void test_back_dup_map(void);
 void test_back_pinned(void);
 void test_back_unmap(void);
 void test_back_unmap_batches(void);
+void test_back_pages(void);
+void test_back_stuck(void);
 
 #endif /* XGP_TEST_HARNESS_H */

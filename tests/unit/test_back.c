@@ -25,10 +25,48 @@ static struct xgp_back_entry *map1(u32 gref, bool ro, int *err)
 	return e;
 }
 
+/*
+ * Every live page holds a mapping or a stuck sub-page (an empty page is
+ * freed at once), the cache counts the pages the fake allocated, and no
+ * more pages than the mappings need, one partial page aside.
+ */
+static void fb_check_pages(void)
+{
+	struct xgp_back_stats st;
+	unsigned int i, k, subs = 0;
+
+	for (i = 0; i < fb.nr_all; i++) {
+		if (!fb.all[i]->live)
+			continue;
+		XT_EXPECT(fb.all[i]->subs, "an empty page is kept");
+		for (k = 0; k < XGP_GRANTS_PER_PAGE; k++)
+			subs += !!(fb.all[i]->subs & (1U << k));
+	}
+	XT_EXPECT(subs == fb.maps_live + fb.stuck,
+		  "%u sub-pages in use for %u mappings and %u stuck", subs,
+		  fb.maps_live, fb.stuck);
+	xgp_back_core_stats(&bc, &st);
+	XT_EXPECT(st.pages == fb.pages_live && st.stuck == fb.stuck,
+		  "cache counts %llu pages %llu stuck, fake %u %u", st.pages,
+		  st.stuck, fb.pages_live, fb.stuck);
+	XT_EXPECT(st.page_allocs - st.page_frees == st.pages,
+		  "allocs %llu frees %llu pages %llu", st.page_allocs,
+		  st.page_frees, st.pages);
+}
+
+/* Unmap everything; only pages with a stuck sub-page may be left. */
 static void back_drain(void)
 {
+	unsigned int i, stuck_pages = 0, leaked;
+
 	xgp_back_core_purge(&bc, UINT_MAX);
 	XT_EXPECT(!fb.maps_live, "%u mappings left", fb.maps_live);
+	fb_check_pages();
+	for (i = 0; i < fb.nr_all; i++)
+		stuck_pages += fb.all[i]->live;
+	leaked = xgp_back_core_fini(&bc);
+	XT_EXPECT(leaked == stuck_pages, "fini leaked %u pages, %u are stuck",
+		  leaked, stuck_pages);
 }
 
 void test_back_basic(void)
@@ -596,6 +634,7 @@ static void br_check(void)
 		XT_CHECK(fb.mapped[g] == bm.mapped[g],
 			 "gref %u mapped %u, model %d", g, fb.mapped[g],
 			 bm.mapped[g]);
+	fb_check_pages();
 }
 
 void test_back_random(void)
@@ -627,5 +666,153 @@ void test_back_random(void)
 	while (bm.nr_held)
 		br_put();
 	memset(fb.fail, 0, sizeof(fb.fail));
+	back_drain();
+}
+
+/*
+ * Several 4 KB grants share one page: a batch takes as few pages as it
+ * needs, a free sub-page of a page held is used before a new page is
+ * allocated, a page is freed with its last mapping, and a failed page
+ * allocation gives back the sub-pages the batch had taken.
+ */
+void test_back_pages(void)
+{
+	enum { G = XGP_GRANTS_PER_PAGE };
+	static u32 g[3 * G + 1];
+	static struct xgp_back_entry *e[3 * G + 1];
+	struct xgp_back_entry *x;
+	struct xgp_back_stats st;
+	unsigned int i;
+	u32 one;
+	int err;
+
+	back_setup(8 * G);
+	for (i = 0; i < 3 * G + 1; i++)
+		g[i] = 100 + i;
+	XT_CHECK(!xgp_back_core_map(&bc, g, G, e, false), "map a page's worth");
+	XT_CHECK(fb.pages_live == 1, "%u grants took %u pages", G,
+		 fb.pages_live);
+	for (i = 1; i < G; i++)
+		XT_CHECK(e[i]->page == e[0]->page &&
+			 e[i]->offset == i * XGP_GRANT_SIZE, "entry %u at %u", i,
+			 e[i]->offset);
+	XT_CHECK(!xgp_back_core_map(&bc, g + G, 2 * G + 1, e + G, false),
+		 "map 2 pages and one grant");
+	XT_CHECK(fb.pages_live == 4, "%u more grants took %u pages", 2 * G + 1,
+		 fb.pages_live - 1);
+	fb_check_pages();
+
+	/* The last page is partial (G > 1): the next miss goes there. */
+	for (i = 0; i < 3 * G + 1; i++)
+		xgp_back_core_put(&bc, e[i]);
+	one = 100;
+	XT_CHECK(xgp_back_core_unmap(&bc, &one, 1, NULL) == 1, "unmap one");
+	XT_CHECK(fb.pages_live == (G > 1 ? 4U : 3U),
+		 "a page with mappings left was freed, or an empty one kept: %u",
+		 fb.pages_live);
+	xgp_back_core_stats(&bc, &st);
+	x = map1(500, false, &err);
+	XT_CHECK(x, "map into a freed sub-page: %d", err);
+	XT_CHECK(G == 1 || x->page == e[1]->page || x->page == e[3 * G]->page,
+		 "the miss did not go to a partial page");
+	fb_check_pages();
+	{
+		struct xgp_back_stats st2;
+
+		xgp_back_core_stats(&bc, &st2);
+		XT_CHECK(st2.page_allocs == st.page_allocs + (G == 1),
+			 "page allocated with a free sub-page held (%llu -> %llu)",
+			 st.page_allocs, st2.page_allocs);
+	}
+	xgp_back_core_put(&bc, x);
+
+	/* Unmapping a whole page's grants frees that page. */
+	for (i = G; i < 2 * G; i++)
+		XT_CHECK(xgp_back_core_unmap(&bc, &g[i], 1, NULL) == 1,
+			 "unmap %u", g[i]);
+	fb_check_pages();
+	XT_CHECK(fb.pages_live == 3, "page of unmapped grants kept: %u",
+		 fb.pages_live);
+
+	/*
+	 * Page allocation fails in a batch that first took the free
+	 * sub-pages: -ENOMEM, nothing mapped, the sub-pages free again.
+	 */
+	back_drain();
+	back_setup(8 * G);
+	XT_CHECK(!xgp_back_core_map(&bc, g, G + 1, e, false), "map G + 1");
+	for (i = 0; i < G + 1; i++)
+		xgp_back_core_put(&bc, e[i]);
+	fb.page_fail_in = 1;
+	xgp_back_core_stats(&bc, &st);
+	XT_CHECK(xgp_back_core_map(&bc, g + 2 * G, G + 1, e, false) == -ENOMEM,
+		 "page allocation failure not reported");
+	for (i = 0; i < G + 1; i++)
+		XT_CHECK(!e[i], "out[%u] set after failure", i);
+	fb_check_pages();
+	{
+		struct xgp_back_stats st2;
+
+		xgp_back_core_stats(&bc, &st2);
+		XT_CHECK(st2.page_alloc_failures == 1 &&
+			 st2.map_failures == st.map_failures + G + 1 &&
+			 st2.mapped == G + 1 && bc.nr_reserved == 0 &&
+			 fb.maps_live == G + 1 && fb.pages_live == 2,
+			 "after the failure: mapped %llu pages %u",
+			 st2.mapped, fb.pages_live);
+	}
+	/* The sub-pages given back serve the next batch. */
+	if (G > 1) {
+		XT_CHECK(!xgp_back_core_map(&bc, g + 2 * G, G - 1, e, false),
+			 "map into the partial page");
+		XT_CHECK(fb.pages_live == 2,
+			 "a page allocated with room held: %u", fb.pages_live);
+		for (i = 0; i + 1 < G; i++)
+			xgp_back_core_put(&bc, e[i]);
+	}
+	back_drain();
+}
+
+/*
+ * A sub-page whose unmap failed (or whose failed map could not be
+ * undone) may still hold the foreign frame: it is never mapped into
+ * again, and its page is never freed; fini forgets such pages.
+ */
+void test_back_stuck(void)
+{
+	enum { G = XGP_GRANTS_PER_PAGE };
+	static u32 g[2 * G];
+	static struct xgp_back_entry *e[2 * G];
+	struct xgp_back_stats st;
+	unsigned int i;
+	int err;
+
+	back_setup(8 * G);
+	for (i = 0; i < 2 * G; i++)
+		g[i] = 200 + i;
+	XT_CHECK(!xgp_back_core_map(&bc, g, G, e, false), "map");
+	for (i = 0; i < G; i++)
+		xgp_back_core_put(&bc, e[i]);
+	fb.unmap_fail_in = 1;
+	XT_CHECK(xgp_back_core_purge(&bc, UINT_MAX) == G, "purge");
+	xgp_back_core_stats(&bc, &st);
+	XT_CHECK(st.stuck == 1 && st.unmap_failures == 1 && st.pages == 1 &&
+		 fb.pages_live == 1, "stuck %llu pages %llu", st.stuck,
+		 st.pages);
+	fb_check_pages();
+	/* G more grants: G - 1 fit beside the stuck one, one takes a page. */
+	XT_CHECK(!xgp_back_core_map(&bc, g + G, G, e, false), "map again");
+	XT_CHECK(fb.pages_live == 2, "pages %u", fb.pages_live);
+	fb_check_pages();
+	for (i = 0; i < G; i++)
+		xgp_back_core_put(&bc, e[i]);
+
+	/* A failed map the environment could not undo. */
+	fb.fail[300] = true;
+	fb.stuck_on_fail[300] = true;
+	XT_CHECK(!map1(300, false, &err) && err == -EIO, "map failure: %d", err);
+	xgp_back_core_stats(&bc, &st);
+	XT_CHECK(st.stuck == 2 && st.map_failures == 1, "stuck %llu", st.stuck);
+	fb_check_pages();
 	back_drain();
 }

@@ -28,6 +28,8 @@ static const struct xt_case cases[] = {
 	{ "back_pinned", test_back_pinned },
 	{ "back_unmap", test_back_unmap },
 	{ "back_unmap_batches", test_back_unmap_batches },
+	{ "back_pages", test_back_pages },
+	{ "back_stuck", test_back_stuck },
 	{ "ring_ids_malformed", test_ring_ids_malformed },
 	{ "ring_ids_random", test_ring_ids_random },
 	{ "ring_accounting", test_ring_accounting },
@@ -46,5 +48,6 @@ int main(void)
 
 	ff_reset();
 	ff_teardown();
+	fb_teardown();
 	return rc;
 }
