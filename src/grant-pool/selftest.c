@@ -388,6 +388,7 @@ static int xgp_st_back_run(domid_t domid, u32 *grefs, unsigned int n,
 {
 	struct xgp_back_cache *cache;
 	unsigned int hits = 0, misses = 0;
+	struct xgp_back_stats st;
 	int err;
 
 	cache = xgp_back_cache_create("selftest-back", domid, 0);
@@ -395,6 +396,13 @@ static int xgp_st_back_run(domid_t domid, u32 *grefs, unsigned int n,
 		return xgp_st_error(PTR_ERR(cache), "create");
 	xgp_st_cache = cache;
 	err = xgp_st_back_map(grefs, n, e, &misses);
+	/* One batch into a new cache: the grants share pages. */
+	xgp_back_cache_stats(xgp_st_cache, &st);
+	if (!err && st.pages != DIV_ROUND_UP(n, XGP_GRANTS_PER_PAGE)) {
+		xgp_st_set("error reason=pages pages=%llu grants=%u per_page=%u",
+			   st.pages, n, XGP_GRANTS_PER_PAGE);
+		err = -EIO;
+	}
 	if (!err)
 		err = xgp_st_back_verify(grefs, n, e, &hits);
 	if (!err)
@@ -407,8 +415,8 @@ static int xgp_st_back_run(domid_t domid, u32 *grefs, unsigned int n,
 		xgp_st_cache = NULL;
 		return err;
 	}
-	xgp_st_set("ok mapped=%u verified=%u hits=%u misses=%u",
-		   n, n, hits, misses);
+	xgp_st_set("ok mapped=%u verified=%u hits=%u misses=%u pages=%llu per_page=%u",
+		   n, n, hits, misses, st.pages, XGP_GRANTS_PER_PAGE);
 	xgp_st_append(" unmap=1 unmap_busy=1 unmap_absent=2 remapped=1");
 	return 0;
 }

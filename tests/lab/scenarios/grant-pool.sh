@@ -10,6 +10,8 @@
 #     front <domid> <n>   (domU) grant n slots to <domid>, fill a pattern
 #                         -> ok grefs=g0,g1,... pages=N slots=N reused=N
 #     back <domid> <grefs> (dom0) map + verify -> ok mapped=N verified=N hits=N misses=N
+#                         pages=P per_page=G (P = ceil(N / G): the grants of
+#                         one batch share pages, G 4 KB grants per page)
 #                         unmap=1 unmap_busy=1 unmap_absent=2 remapped=1 (a
 #                         targeted unmap checked, the gref mapped again)
 #     back-release        -> ok unmapped=N
