@@ -120,6 +120,8 @@ bfl_tail() {
 	  echo $! >"/run/xps/$1.tail-${2##*--}"; wait ) | sed -u "s/\r\$//; s/^/[domU:$1] /" &
 }
 
+# bfl_c_stats DOMID: _bs is blkback's statistics of DOMID's xvdc (51744)
+bfl_c_stats() { _bs=/sys/bus/xen-backend/devices/vbd-$1-51744/statistics; }
 # bfl_reqs [MORE_THAN]: the read and write requests blkback took from
 # xvdc so far into _nreq, its flushes into _nflush (statistics in _bs),
 # no process forked; fails unless _nreq is more than MORE_THAN (when given)
@@ -179,7 +181,7 @@ bfl_move() {
 		_held='' _c0=''
 		[ -r /run/xps/bfl-c0 ] && read -r _c0 _f0 </run/xps/bfl-c0 && _held=1
 		rm -f /run/xps/bfl-c0
-		_bs=/sys/bus/xen-backend/devices/vbd-$_old-51744/statistics
+		bfl_c_stats "$_old"
 		if [ -n "$_held" ]; then
 			wait_for 60 bfl_reqs "$_c0"
 			bfl_reqs
@@ -248,7 +250,7 @@ blkfront_life_rpc() {
 	hold-c) # xvdc's I/O held in dm (bflc suspended) until the next
 		# save-restore has suspended the guest; blkback's counts of
 		# xvdc's requests at this point go to /run/xps/bfl-c0
-		_bs=/sys/bus/xen-backend/devices/vbd-$_dom-51744/statistics
+		bfl_c_stats "$_dom"
 		if timeout 30 dmsetup suspend --noudevsync bflc; then
 			bfl_reqs
 			echo "$_nreq $_nflush" >/run/xps/bfl-c0
@@ -394,7 +396,7 @@ bfl_move_step() {
 		# at that moment depends on timing: 0 in one CI run).
 		_hc=$(rpc hold-c)
 		if [ "$_hc" = ok ]; then
-			(if _o=$(bf_fio bfl-held 1200 --name=held --filename=/dev/xvdc --rw=randwrite --bs=4k \
+			(if _o=$(bf_fio bfl-held "$BFL_RUN_SECS" --name=held --filename=/dev/xvdc --rw=randwrite --bs=4k \
 				--iodepth=4 --size=64k --offset=40M --verify=crc32c); then echo "ok $_o"
 			 else echo "FAILED $_o"; fi >/tmp/bfl-held.out) &
 			_ph=$!
