@@ -93,15 +93,20 @@ blkfront_held_rpc() {
 
 # bfh_ktimes T Q: from uptime T (fio started), when xvdc had I/O in flight
 # (uptime Q, or empty), and when its kernel log says the request timer
-# fired and the outstanding requests were failed (in CI, fio once ended
-# 88 s after the hold instead of 6: which of them was late)
+# fired (with the timeout it names) and the outstanding requests were
+# failed (in CI, fio once ended 88 s after the hold instead of 6: which
+# of them was late)
 bfh_ktimes() {
 	dmesg | awk -F'[][]' -v b="$1" -v q="$2" '$2 + 0 < b { next }
-		/vbd-51744: a request is unanswered/ { if (t1 == "") t1 = $2 }
+		/vbd-51744: a request is unanswered after/ { if (t1 == "") { t1 = $2; n = $0; sub(/.* unanswered after /, "", n); sub(/ .*/, "", n) } }
 		/vbd-51744: failed [0-9]+ outstanding/ { if (t2 == "") t2 = $2 }
 		function at(t) { return t == "" ? "never" : sprintf("+%.1fs", t - b) }
-		END { printf "I/O in flight %s, timer fired %s, requests failed %s", at(q), at(t1), at(t2) }'
+		END { printf "I/O in flight %s, timer (%s s) fired %s, requests failed %s", at(q), n == "" ? "?" : n, at(t1), at(t2) }'
 }
+
+# bfh_steal: the domU's steal time so far (/proc/stat, all vCPUs, USER_HZ
+# ticks): time its vCPUs were ready to run while Xen ran something else
+bfh_steal() { awk '$1 == "cpu" { print $9; exit }' /proc/stat; }
 
 # timeout: request_timeout=5 on xvdc, its I/O held in dom0
 bfh_timeout() {
@@ -109,7 +114,7 @@ bfh_timeout() {
 	_r=$(rpc hold-c)
 	[ "$_r" = ok ] || { _d="rpc hold-c: $_r"; return 1; }
 	bf_c_fio 90
-	_t=$(up) _ok=1 _tq=
+	_t=$(up) _ok=1 _tq='' _st0=$(bfh_steal)
 	! wait_for 60 bf_c_inflight || _tq=$(up)
 	if wait_for 60 sh -c "! kill -0 $_fp 2>/dev/null"; then
 		wait "$_fp"; _fr=$?
@@ -117,7 +122,8 @@ bfh_timeout() {
 	else
 		_ok='' _te=never
 	fi
-	_d="fio ended ${_te}s after dom0 held xvdc's I/O (rc ${_fr:-running}, $(bf_c_fio_err)); $(bfh_ktimes "$_t" "$_tq"); $(bf_xps xvdc dead errors_timeout errors_dead); $(dmesg | grep -o 'a request is unanswered after [0-9]* s' | tail -n 1)"
+	_st=$(( $(bfh_steal) - _st0 ))
+	_d="fio ended ${_te}s after dom0 held xvdc's I/O (rc ${_fr:-running}, $(bf_c_fio_err)); $(bfh_ktimes "$_t" "$_tq"); steal $((_st / 100)).$((_st % 100 / 10))s over $(grep -c '^cpu[0-9]' /proc/stat) vCPUs; $(bf_xps xvdc dead errors_timeout errors_dead)"
 	kill -9 "$_fp" 2>/dev/null; wait "$_fp" 2>/dev/null
 	_r=$(rpc release-c)
 	[ -n "$_ok" ] && [ "$(bf_x xvdc dead)" = 1 ] && [ "$(bf_x xvdc errors_timeout)" -ge 1 ] &&
