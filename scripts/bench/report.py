@@ -5,13 +5,14 @@
 Reads benchmark samples (JSON lines, see xpsstats.py) and prints one
 ministat-style table per (bench, metric): n, min, median, mean, stdev,
 max, the difference from the baseline in percent with its 95 % interval,
-and whether that difference is significant (Student's t).
+and whether that difference is significant (Welch's t).
 
 With --margin M (bench-net: 0.90) it then prints, per (bench, metric),
 the paired ratio variant/baseline (samples paired by their "run") with
 its 95 % interval and a verdict: "not slower" when the interval's lower
 bound is at least M, "slower" when its upper bound is below M,
-"inconclusive" otherwise; --raw adds every pair's values and ratio.
+"inconclusive" otherwise, beside a signed-rank p as a check; --raw adds
+every pair's values and ratio.
 """
 
 import argparse

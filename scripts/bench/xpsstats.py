@@ -11,13 +11,16 @@ A comparison groups the samples of one (bench, metric) by variant, takes
 the first variant seen (or the one named) as the baseline, and for every
 other variant prints n, min, median, mean, stdev, max, the difference of
 the means in percent and whether it is significant at 95 % confidence
-(Student's t with pooled variance, as ministat computes it).
+(Welch's t: each side's own variance, Welch-Satterthwaite degrees of
+freedom; ministat pools the variances, which assumes them equal).
 
 For a claim of non-inferiority (bench-net), samples measured together
 carry the same "run" (a pair): paired_ratio() takes the ratio of each
 pair, ours over the baseline, and gives their geometric mean with a
 confidence interval (Student's t on the log ratios), and
-noninferiority() reads that interval against a margin.
+noninferiority() reads that interval against a margin.  A Wilcoxon
+signed-rank test on the same log ratios (exact, no normality assumed)
+is printed beside it as a check.
 """
 
 import json
@@ -105,8 +108,20 @@ def summary(values):
             "stdev": math.sqrt(var), "max": v[-1]}
 
 
+def welch(a, b):
+    """Welch's unequal-variance t for the difference of the means of two
+    summaries: its standard error and Welch-Satterthwaite degrees of
+    freedom (None when both samples have no spread)."""
+    va, vb = a["stdev"] ** 2 / a["n"], b["stdev"] ** 2 / b["n"]
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return se, None
+    df = (va + vb) ** 2 / (va ** 2 / (a["n"] - 1) + vb ** 2 / (b["n"] - 1))
+    return se, df
+
+
 def compare(base, other, confidence=CONFIDENCE):
-    """ministat's test: is other's mean different from base's?
+    """Is other's mean different from base's?  Welch's t test.
 
     Returns the difference of the means, in absolute terms and in percent
     of the baseline mean, the half-width of its confidence interval, and
@@ -117,17 +132,51 @@ def compare(base, other, confidence=CONFIDENCE):
     diff = b["mean"] - a["mean"]
     pct = 100.0 * diff / a["mean"] if a["mean"] else float("nan")
     res = {"diff": diff, "pct": pct, "err": None, "pct_err": None,
-           "significant": None}
+           "significant": None, "df": None}
     if a["n"] < 2 or b["n"] < 2:
         return res
-    df = a["n"] + b["n"] - 2
-    pooled = math.sqrt(((a["n"] - 1) * a["stdev"] ** 2 +
-                        (b["n"] - 1) * b["stdev"] ** 2) / df)
-    err = t_critical(df, confidence) * pooled * math.sqrt(1.0 / a["n"] + 1.0 / b["n"])
-    res["err"] = err
+    se, df = welch(a, b)
+    err = 0.0 if df is None else t_critical(max(df, 1.0), confidence) * se
+    res["err"], res["df"] = err, df
     res["pct_err"] = 100.0 * err / a["mean"] if a["mean"] else float("nan")
     res["significant"] = abs(diff) > err
     return res
+
+
+def signed_rank(values):
+    """Wilcoxon's signed-rank test of values (differences, or log ratios)
+    against a median of 0, two-sided.  Zeros are dropped (Wilcoxon's
+    rule); tied magnitudes share their mean rank.  The p value is exact:
+    the null distribution of the positive rank sum over all 2^n sign
+    patterns, counted with the ranks doubled to stay whole numbers.
+    Returns n (non-zero values), w (sum of the positive ranks) and p
+    (None without a non-zero value)."""
+    v = [float(x) for x in values if float(x) != 0.0]
+    n = len(v)
+    if n == 0:
+        return {"n": 0, "w": None, "p": None}
+    order = sorted(range(n), key=lambda i: abs(v[i]))
+    rank2 = [0] * n                 # twice the rank, a whole number
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and abs(v[order[j + 1]]) == abs(v[order[i]]):
+            j += 1
+        for k in range(i, j + 1):
+            rank2[order[k]] = i + j + 2  # 2 * mean of ranks i+1 .. j+1
+        i = j + 1
+    w2 = sum(r for r, x in zip(rank2, v) if x > 0)
+    total = sum(rank2)
+    counts = {0: 1}                 # positive rank sum (doubled) -> patterns
+    for r in rank2:
+        nxt = dict(counts)
+        for s, c in counts.items():
+            nxt[s + r] = nxt.get(s + r, 0) + c
+        counts = nxt
+    # two-sided: patterns at least as far from the middle as observed
+    dev = abs(2 * w2 - total)
+    extreme = sum(c for s, c in counts.items() if abs(2 * s - total) >= dev)
+    return {"n": n, "w": w2 / 2.0, "p": min(1.0, extreme / float(2 ** n))}
 
 
 def load(lines):
@@ -345,10 +394,12 @@ def noninferiority_report(samples, margin, baseline=None, raw=False,
                    "inconclusive": ("interval spans %.2f" % margin if r["lo"] is not None
                                     else "fewer than 2 pairs")}[verdict]
             unit = meta[key]["unit"]
+            sr = signed_rank([math.log(x) for x in r["ratios"]])
             rows.append(("%s %s%s" % (key[0], key[1], " [%s]" % unit if unit else ""),
                          lab, str(r["n"]),
                          "-" if r["ratio"] is None else "%.3f" % r["ratio"],
                          "-" if r["lo"] is None else "[%.3f, %.3f]" % (r["lo"], r["hi"]),
+                         "-" if sr["p"] is None else "%.3f" % sr["p"],
                          "%s (%s)" % (verdict, why)))
             if raw:
                 cols = ("pair", base, lab, "ratio")
@@ -366,13 +417,16 @@ def noninferiority_report(samples, margin, baseline=None, raw=False,
                 raws.append("")
     if not rows:
         return ""
-    cols = ("workload", "variant", "pairs", "ratio", "%d%% CI" % round(100 * confidence), "verdict")
+    cols = ("workload", "variant", "pairs", "ratio", "%d%% CI" % round(100 * confidence),
+            "rank p", "verdict")
     w = [max(len(x[i]) for x in rows + [cols]) for i in range(len(cols))]
-    fmt = "  ".join("%%-%ds" % w[i] if i in (0, 1, 5) else "%%%ds" % w[i]
+    fmt = "  ".join("%%-%ds" % w[i] if i in (0, 1, 6) else "%%%ds" % w[i]
                     for i in range(len(cols)))
     head = ["Non-inferiority, margin %.2f: paired ratio variant/baseline per pair (run)," % margin,
             "baseline/variant where lower is better, so > 1 is better; geometric mean,",
-            "%d %% interval from Student's t on the log ratios" % round(100 * confidence)]
+            "%d %% interval from Student's t on the log ratios (the verdict);" % round(100 * confidence),
+            "rank p: Wilcoxon signed-rank test of the log ratios against 0 (ratio 1),",
+            "two-sided, exact, as a check that needs no normality"]
     out = head + [(fmt % cols).rstrip()] + [(fmt % x).rstrip() for x in rows]
     if raws:
         out += [""] + raws

@@ -45,6 +45,38 @@ class Stats(unittest.TestCase):
         c = xpsstats.compare([10, 12, 11, 9, 13], [11, 12, 10, 12, 11])
         self.assertFalse(c["significant"])
 
+    def test_compare_welch_unequal_variances(self):
+        # a: n 5, var 2.5; b: n 3, var 100.  Welch: se^2 = 0.5 + 33.33,
+        # df = 33.83^2 / (0.5^2 / 4 + 33.33^2 / 2) = 2.060, t = 4.24:
+        # the difference 18 is inside +/- 24.3.  Pooled variances (35)
+        # would give se 4.32 and t(6) 2.447: +/- 10.6, "significant".
+        c = xpsstats.compare([10, 11, 12, 13, 14], [20, 30, 40])
+        self.assertAlmostEqual(c["df"], 2.0602, places=3)
+        self.assertAlmostEqual(c["diff"], 18.0)
+        self.assertGreater(c["err"], 24.0)
+        self.assertLess(c["err"], 25.5)
+        self.assertFalse(c["significant"])
+        # no spread on either side: any difference is one
+        z = xpsstats.compare([5, 5, 5], [6, 6])
+        self.assertTrue(z["significant"])
+        self.assertIsNone(z["df"])
+
+    def test_signed_rank_exact(self):
+        sr = xpsstats.signed_rank
+        # all of n positive: only 2 of the 2^n sign patterns are as extreme
+        self.assertEqual(sr([1, 2, 3, 4, 5]), {"n": 5, "w": 15.0, "p": 0.0625})
+        self.assertEqual(sr([0.1] * 6)["p"], 0.03125)
+        # ranks 1..5, W+ = 13: sums >= 13 or <= 2, 6 of 32 patterns
+        self.assertEqual(sr([1, -2, 3, 4, 5]), {"n": 5, "w": 13.0, "p": 0.1875})
+        # tied magnitudes share rank 1.5: W+ = 4.5 of 6, 6 of 8 patterns
+        self.assertEqual(sr([1, -1, 2]), {"n": 3, "w": 4.5, "p": 0.75})
+        # zeros are dropped; nothing left, nothing to say
+        self.assertEqual(sr([0, 1, 2])["n"], 2)
+        self.assertEqual(sr([0, 1, 2])["p"], 0.5)
+        self.assertIsNone(sr([0, 0])["p"])
+        # symmetric: the sign of every value flipped gives the same p
+        self.assertEqual(sr([-1, 2, -3, -4, -5])["p"], sr([1, -2, 3, 4, 5])["p"])
+
     def test_compare_single_sample(self):
         c = xpsstats.compare([10], [12, 13])
         self.assertIsNone(c["significant"])
@@ -163,7 +195,8 @@ class Stats(unittest.TestCase):
         out = xpsstats.noninferiority_report(xpsstats.load(lines), 0.90, raw=True)
         row = [x for x in out.splitlines() if x.startswith("tcp-tx throughput [Mbit/s]  ours")][0]
         self.assertIn("  3  1.020", row)
-        self.assertIn("not slower (lower bound ", row)
+        # three ratios above 1: the signed-rank p is 2/8
+        self.assertIn("  0.250  not slower (lower bound ", row)
         self.assertIn(">= 0.90)", row)
         self.assertEqual(out.splitlines()[-1].split(), ["3", "50", "51.5", "1.030"])
         # unpaired, the same samples would not even be significant
