@@ -107,13 +107,21 @@ run_step() {
 passed=0
 failed=0
 
-# run_logged STEP: the step into its log; its start, exit code and seconds
-# into $logs/STEP.run
+# run_logged STEP [live]: the step into its log; its start, exit code and
+# seconds into $logs/STEP.run. With "live", the step's LIVE: lines (a lab
+# boot's progress, tests/lab/lib/judge.sh) also reach the console as they
+# come.
 run_logged() {
 	local t0 rc
 	t0=$(date +%s)
-	run_step "$1" >"$logs/$1.log" 2>&1
-	rc=$?
+	if [ -n "${2:-}" ]; then
+		run_step "$1" 2>&1 | tee "$logs/$1.log" | { grep --line-buffered '^LIVE: ' || true; }
+		rc=${PIPESTATUS[0]}
+	else
+		run_step "$1" >"$logs/$1.log" 2>&1
+		rc=$?
+		echo "LIVE: [$(date +%T)] check/$1 finished: exit $rc after $(($(date +%s) - t0))s"
+	fi
 	echo "$(date -d "@$t0" +%T) $rc $(($(date +%s) - t0))" >"$logs/$1.run"
 }
 
@@ -164,7 +172,7 @@ if [ $((${#builds[@]} + ${#others[@]})) -gt 0 ]; then
 fi
 for s in "${rest[@]}"; do
 	echo "=== $s ($(date +%T))"
-	run_logged "$s"
+	run_logged "$s" live
 	report "$s" noheader
 done
 echo "$passed passed, $failed failed"

@@ -99,4 +99,40 @@ expect no-false-positive 0 '^PASS: lab/x86/smoke/log-clean'
 good | sed 's/^\[domU:smoke\] XPS-SELFCHECK.*/[domU:smoke] XPS-LABFAULT smoke smoke cpu-selfcheck mismatch: sha256#2/' | mk lab-fault
 expect lab-fault 3 '^FAIL: lab/x86/smoke/cpu-selfcheck LAB FAULT'
 
+# judge_live: the console's progress while QEMU runs. Fed the log in two
+# parts, the second ending mid-line, it reports each milestone once, and
+# the half-written line only when it is complete.
+live() {
+	( # shellcheck source=lib/common.sh
+	  . "$here/lib/common.sh"
+	  # shellcheck source=lib/judge.sh
+	  . "$here/lib/judge.sh"
+	  for t in 10 20 30; do
+		  cat "$tmp/live/part$t" >>"$tmp/live/serial.log" 2>/dev/null || true
+		  judge_live "$tmp/live/serial.log" "$t"
+	  done )
+}
+mkdir -p "$tmp/live"
+good | head -n 5 >"$tmp/live/part10"
+{ good | sed -n 6,7p; printf '[domU:smoke] XPS-RESULT smoke/fio-'; } >"$tmp/live/part20"
+{ echo 'verify PASS ok'; echo '[   30.1] BUG: kernel NULL pointer dereference'
+  good | sed -n '9,$p'; } >"$tmp/live/part30"
+out=$(live)
+want='LIVE: [+10s] lab/x86/smoke domU smoke up, domid 1, created_in=3s
+LIVE: [+10s] lab/x86/smoke/xvda PASS sectors=1
+LIVE: [+20s] lab/x86/smoke/xvdb PASS sectors=1
+LIVE: [+20s] lab/x86/smoke/net PASS up
+LIVE: [+30s] lab/x86/smoke/fio-verify PASS ok
+LIVE: [+30s] lab/x86 trouble: [   30.1] BUG: kernel NULL pointer dereference
+LIVE: [+30s] lab/x86/smoke/sha256-verify PASS ok
+LIVE: [+30s] lab/x86/smoke/iperf3-up PASS 1Mbits/sec
+LIVE: [+30s] lab/x86/smoke/iperf3-down PASS 1Mbits/sec
+LIVE: [+30s] lab/x86/smoke ended after 60s
+LIVE: [+30s] lab/x86 dom0 done'
+if [ "$out" = "$want" ]; then
+	echo "PASS: lab/judge/live"
+else
+	echo "FAIL: lab/judge/live printed:"; sed 's/^/    /' <<<"$out"; fails=$((fails + 1))
+fi
+
 [ "$fails" = 0 ]

@@ -62,8 +62,11 @@ run_boot() {
 	fi
 	timeout --kill-after=10 "$tmo" "${qemu[@]}" >"$dir/qemu.log" 2>&1 &
 	local qpid=$!
-	# Follow progress for the timing lines while QEMU runs.
+	# Follow progress for the timing and LIVE lines while QEMU runs.
+	# shellcheck disable=SC2034 # judge_live (judge.sh) reads and advances it
+	JUDGE_LIVE_SEEN=0
 	while kill -0 "$qpid" 2>/dev/null; do
+		judge_live "$dir/serial.log" "$(($(now) - tq))"
 		if [ -z "$booted" ] && grep -q '^XPS-DAEMONS dom0' "$dir/serial.log" 2>/dev/null; then
 			booted=1; time_line "boot/dom0-ready" "$tq"
 		fi
@@ -73,6 +76,7 @@ run_boot() {
 		sleep 1
 	done
 	wait "$qpid" || rc=$?
+	judge_live "$dir/serial.log" "$(($(now) - tq))"
 	echo "qemu_rc=$rc" >>"$dir/qemu.log"
 	[ "$rc" = 124 ] || [ "$rc" = 137 ] && log "boot: QEMU killed after ${tmo}s timeout"
 	time_line "boot/total" "$tq"

@@ -28,6 +28,34 @@ judge_emit() { # judge_emit SCN STEP PASS|FAIL DETAIL
 	fi
 }
 
+# judge_live LOG ELAPSED: while QEMU runs, one "LIVE: " line on stdout for
+# each new milestone in LOG (dom0 up, a domU created, a step's result, a
+# scenario's end, kernel trouble, a lab fault), read from the complete
+# lines after the first JUDGE_LIVE_SEEN (which it advances). These are
+# progress only: the verdicts are judge_run's, on the whole log.
+JUDGE_LIVE_SEEN=0
+judge_live() {
+	local log=$1 t=$2 n
+	[ -f "$log" ] || return 0
+	n=$(wc -l <"$log")
+	[ "$n" -gt "$JUDGE_LIVE_SEEN" ] || return 0
+	sed -n "$((JUDGE_LIVE_SEEN + 1)),${n}p" "$log" | tr -d '\r\000' |
+	awk -v a="$LAB_ARCH" -v t="+${t}s" -v bad="$JUDGE_BAD" '
+		function live(s) { print "LIVE: [" t "] " substr(s, 1, 200); fflush() }
+		{ sub(/^\[domU:[^]]*\] /, "") }
+		/^XPS-DAEMONS dom0/ { live("lab/" a " dom0 up"); next }
+		/^XPS-DOMU / { live("lab/" a "/" $3 " domU " $2 " up, domid " $4 ", " $5); next }
+		/XPS-RESULT [^ ]+ (PASS|FAIL)/ {
+			sub(/.*XPS-RESULT /, ""); r = $1; $1 = ""
+			live("lab/" a "/" r $0); next }
+		/^XPS-SCENARIO-END / { live("lab/" a "/" $2 " ended after " $3 "s"); next }
+		/XPS-LABFAULT / { sub(/.*XPS-LABFAULT /, ""); live("lab/" a " LAB FAULT " $0); next }
+		/^XPS-DONE/ { live("lab/" a " dom0 done"); next }
+		/XPS-(SELFCHECK|SAMPLE) / { next }
+		$0 ~ bad { live("lab/" a " trouble: " $0) }'
+	JUDGE_LIVE_SEEN=$n
+}
+
 # judge_run DIR SCENARIO...: judge DIR/serial.log; writes DIR/results.txt.
 judge_run() {
 	local dir=$1; shift
