@@ -23,6 +23,8 @@
 #                           persistent grants (bench-netpairs: the same)
 #   make bench-netfront     the frontends alone on one domU, both on the
 #                           stock netback: iperf3 TCP both ways, UDP 64 B
+#   make bench-tables       every report and plot of doc/bench-data/ again
+#                           from its committed raw samples
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
 #                           source the .deb and .rpm packages build from)
 #   make packages           the .deb and both .rpm packages from that tarball
@@ -52,12 +54,12 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
 
 .PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
-	lab lab-arm64 lab-images check check-full bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront help dist packages install-src
+	lab lab-arm64 lab-images check check-full bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront bench-tables help dist packages install-src
 
 all: modules
 
 help:
-	@sed -n "3,32p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,34p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
@@ -148,3 +150,7 @@ bench-net bench-netpairs: deps
 
 bench-netfront: deps
 	scripts/bench/run.sh net
+
+# Debian's python3 has python3-matplotlib (install-deps); pyenv's may not.
+bench-tables: deps
+	$(or $(wildcard /usr/bin/python3),python3) scripts/bench/tables.py

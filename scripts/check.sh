@@ -50,6 +50,9 @@ run_step() {
 	spin)	tests/spin/check.sh ;;
 	tools)	local r=0	# each runs even after a failure
 		python3 tests/bench/test_xpsstats.py || r=1
+		# Debian's python3: install-deps gives it python3-matplotlib
+		/usr/bin/python3 tests/bench/test_tables.py || r=1
+		/usr/bin/python3 scripts/bench/tables.py --check || r=1
 		tests/lab/test-judge.sh || r=1
 		tests/lab/tools/test-verify.sh || r=1
 		tests/lab/tools/test-xtcount.sh || r=1

@@ -16,6 +16,8 @@ pkgs=(
 	spin
 	# the QEMU lab: Xen and the guests' kernels are unpacked, not installed
 	qemu-system-x86 debootstrap cpio xz-utils gzip file util-linux
+	# the benchmarks' plots (make bench-tables, scripts/bench/run.sh)
+	python3-matplotlib
 	# packaging (the .deb is only ever installed into a scratch chroot)
 	debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint
 	# the arm64 lab: Xen arm64 under qemu-system-aarch64, the modules and

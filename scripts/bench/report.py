@@ -23,7 +23,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import xpsstats  # noqa: E402
 
 
-def main():
+def render(samples, baseline=None, margin=None, raw=False):
+    """The whole printout for SAMPLES, as main() prints it."""
+    text = xpsstats.report(samples, baseline)
+    if margin is not None:
+        text += "\n\n" + xpsstats.noninferiority_report(samples, margin, baseline, raw)
+    return text
+
+
+def parser():
+    """The command line, also read from a run's report.args (tables.py)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", help="variant label to compare against (default: first seen)")
     ap.add_argument("--margin", type=float,
@@ -31,7 +40,11 @@ def main():
     ap.add_argument("--raw", action="store_true",
                     help="with --margin: print every pair's values and ratio")
     ap.add_argument("files", nargs="+", help="JSON-lines sample files ('-' for stdin)")
-    args = ap.parse_args()
+    return ap
+
+
+def main():
+    args = parser().parse_args()
     lines = []
     for f in args.files:
         with (sys.stdin if f == "-" else open(f, encoding="utf-8")) as fh:
@@ -44,10 +57,7 @@ def main():
     if not samples:
         print("report.py: no samples", file=sys.stderr)
         return 1
-    print(xpsstats.report(samples, args.baseline))
-    if args.margin is not None:
-        print()
-        print(xpsstats.noninferiority_report(samples, args.margin, args.baseline, args.raw))
+    print(render(samples, args.baseline, args.margin, args.raw))
     return 0
 
 

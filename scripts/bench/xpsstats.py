@@ -367,11 +367,11 @@ def pairs(values_by_run_base, values_by_run_other):
             [mean(values_by_run_other[r]) for r in runs], runs)
 
 
-def noninferiority_report(samples, margin, baseline=None, raw=False,
-                          confidence=CONFIDENCE):
+def paired_comparisons(samples, baseline=None, confidence=CONFIDENCE):
     """Per (bench, metric), every variant against the baseline (the first
-    seen or the one named), paired by run: the ratio, its interval and
-    the verdict at margin; with raw, each pair's values and ratio."""
+    seen or the one named), paired by run: a list of dicts with the key,
+    unit, higher_is_better, base and variant labels, the runs, the
+    paired values b and o, and paired_ratio's result r."""
     byrun = OrderedDict()
     meta = {}
     for s in samples:
@@ -380,41 +380,55 @@ def noninferiority_report(samples, margin, baseline=None, raw=False,
             s.get("run"), []).append(float(s["value"]))
         meta.setdefault(key, {"unit": s.get("unit", ""),
                               "higher_is_better": s.get("higher_is_better")})
-    rows, raws = [], []
+    out = []
     for key, variants in byrun.items():
         labels = list(variants)
         base = baseline if baseline in variants else labels[0]
         hib = meta[key]["higher_is_better"]
         for lab in [x for x in labels if x != base]:
             b, o, runs = pairs(variants[base], variants[lab])
-            r = paired_ratio(b, o, hib, confidence)
-            verdict = noninferiority(r["lo"], r["hi"], margin)
-            why = {"not slower": "lower bound %.2f >= %.2f" % (r["lo"] or 0, margin),
-                   "slower": "upper bound %.2f < %.2f" % (r["hi"] or 0, margin),
-                   "inconclusive": ("interval spans %.2f" % margin if r["lo"] is not None
-                                    else "fewer than 2 pairs")}[verdict]
-            unit = meta[key]["unit"]
-            sr = signed_rank([math.log(x) for x in r["ratios"]])
-            rows.append(("%s %s%s" % (key[0], key[1], " [%s]" % unit if unit else ""),
-                         lab, str(r["n"]),
-                         "-" if r["ratio"] is None else "%.3f" % r["ratio"],
-                         "-" if r["lo"] is None else "[%.3f, %.3f]" % (r["lo"], r["hi"]),
-                         "-" if sr["p"] is None else "%.3f" % sr["p"],
-                         "%s (%s)" % (verdict, why)))
-            if raw:
-                cols = ("pair", base, lab, "ratio")
-                rr = []
-                for run, bv, ov in zip(runs, b, o):
-                    ok = bv > 0 and ov > 0
-                    ratio = (ov / bv if hib in (True, None) else bv / ov) if ok else None
-                    rr.append((str(run), _fmt(bv), _fmt(ov), "-" if ratio is None else "%.3f" % ratio))
-                w = [max(len(x[i]) for x in rr + [cols]) for i in range(4)]
-                fmt = "  ".join("%%-%ds" % w[i] if i == 0 else "%%%ds" % w[i] for i in range(4))
-                raws.append("%s %s%s, raw samples by pair" % (
-                    key[0], key[1], " [%s]" % unit if unit else ""))
-                raws.append(fmt % cols)
-                raws.extend(fmt % x for x in rr)
-                raws.append("")
+            out.append({"key": key, "unit": meta[key]["unit"], "hib": hib,
+                        "base": base, "label": lab, "runs": runs, "b": b, "o": o,
+                        "r": paired_ratio(b, o, hib, confidence)})
+    return out
+
+
+def noninferiority_report(samples, margin, baseline=None, raw=False,
+                          confidence=CONFIDENCE):
+    """Per (bench, metric), every variant against the baseline (the first
+    seen or the one named), paired by run: the ratio, its interval and
+    the verdict at margin; with raw, each pair's values and ratio."""
+    rows, raws = [], []
+    for c in paired_comparisons(samples, baseline, confidence):
+        key, hib, base, lab = c["key"], c["hib"], c["base"], c["label"]
+        b, o, runs, r = c["b"], c["o"], c["runs"], c["r"]
+        verdict = noninferiority(r["lo"], r["hi"], margin)
+        why = {"not slower": "lower bound %.2f >= %.2f" % (r["lo"] or 0, margin),
+               "slower": "upper bound %.2f < %.2f" % (r["hi"] or 0, margin),
+               "inconclusive": ("interval spans %.2f" % margin if r["lo"] is not None
+                                else "fewer than 2 pairs")}[verdict]
+        unit = c["unit"]
+        sr = signed_rank([math.log(x) for x in r["ratios"]])
+        rows.append(("%s %s%s" % (key[0], key[1], " [%s]" % unit if unit else ""),
+                     lab, str(r["n"]),
+                     "-" if r["ratio"] is None else "%.3f" % r["ratio"],
+                     "-" if r["lo"] is None else "[%.3f, %.3f]" % (r["lo"], r["hi"]),
+                     "-" if sr["p"] is None else "%.3f" % sr["p"],
+                     "%s (%s)" % (verdict, why)))
+        if raw:
+            cols = ("pair", base, lab, "ratio")
+            rr = []
+            for run, bv, ov in zip(runs, b, o):
+                ok = bv > 0 and ov > 0
+                ratio = (ov / bv if hib in (True, None) else bv / ov) if ok else None
+                rr.append((str(run), _fmt(bv), _fmt(ov), "-" if ratio is None else "%.3f" % ratio))
+            w = [max(len(x[i]) for x in rr + [cols]) for i in range(4)]
+            fmt = "  ".join("%%-%ds" % w[i] if i == 0 else "%%%ds" % w[i] for i in range(4))
+            raws.append("%s %s%s, raw samples by pair" % (
+                key[0], key[1], " [%s]" % unit if unit else ""))
+            raws.append(fmt % cols)
+            raws.extend(fmt % x for x in rr)
+            raws.append("")
     if not rows:
         return ""
     cols = ("workload", "variant", "pairs", "ratio", "%d%% CI" % round(100 * confidence),
