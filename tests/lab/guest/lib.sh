@@ -150,6 +150,35 @@ rpc_asked_beyond() {
 	[ "${_rq%% *}" -gt "$2" ] 2>/dev/null
 }
 
+# xt_start: dom0 side; xentrace recording every domain's PV hypercall
+# entries (multicall subcalls included) into xps-xtcount, in /run/xps/xt.
+# RPC_REPLY: ok, or "fail <why>".
+xt_start() {
+	_x=/run/xps/xt
+	rm -rf "$_x"; mkdir -p "$_x"
+	[ -x /xps/bin/xps-xtcount ] || { RPC_REPLY="fail no xps-xtcount"; return; }
+	mkfifo "$_x/fifo"
+	/xps/bin/xps-xtcount <"$_x/fifo" >"$_x/out" 2>&1 &
+	# 256 pages per CPU buffer; -D: nothing from before this run
+	xentrace -D -S 256 -e 0x00203000 "$_x/fifo" >"$_x/log" 2>&1 &
+	echo $! >"$_x/pid"
+	sleep 1
+	if kill -0 "$(cat "$_x/pid")" 2>/dev/null; then RPC_REPLY=ok
+	else RPC_REPLY="fail xentrace: $(head -c 120 "$_x/log" | tr '\n' ' ')"; fi
+}
+
+# xt_stop: dom0 side; ends xt_start's recording. RPC_REPLY: "ok
+# records=R lost=L hypercalls=H gnttab_calls=G copy=C map=M unmap=U
+# other=O" (tests/lab/tools/xps-xtcount.c), or "fail <why>".
+xt_stop() {
+	_x=/run/xps/xt
+	kill -INT "$(cat "$_x/pid" 2>/dev/null)" 2>/dev/null
+	_i=0
+	while [ $_i -lt 30 ] && ! grep -q '^records=' "$_x/out" 2>/dev/null; do sleep 1; _i=$((_i + 1)); done
+	if grep -q '^records=' "$_x/out"; then RPC_REPLY="ok $(cat "$_x/out")"
+	else RPC_REPLY="fail $(cat "$_x/out" "$_x/log" 2>/dev/null | head -c 160 | tr '\n' ' ')"; fi
+}
+
 xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 	xenstore-write "/local/domain/$1/$2" "$3" && xenstore-chmod "/local/domain/$1/$2" "n$1"
 }

@@ -34,6 +34,18 @@
 # new grants the frontend issued (the backend maps each once), without
 # them a map and an unmap per 4 KB segment, divided by the requests the
 # driver sent in the same window (fio's ramp included): per block request.
+# Counted outside the frontends, for both drivers:
+# - at the backend: blkback's statistics of xvda in dom0 around every fio
+#   run give the requests it served and their mean size
+#   (backend-kb-per-req, KB per request as blkback received it, merges
+#   in the guest included);
+# - by Xen: per round and variant, one more run of the first fio workload
+#   under xentrace in dom0 (xt_start, lib.sh: every domain's PV hypercall
+#   entries, multicall subcalls included, counted by xps-xtcount). Its
+#   samples, under the bench "xen-<workload>[params]", divide Xen's
+#   grant-table operations (map, unmap, copy and the rest), grant_table_op
+#   calls and all hypercalls by the requests blkback served in the same
+#   window. Not a throughput sample: tracing costs dom0 time.
 #
 # Host knobs (XPS_SCN_* reach the guests through run.conf):
 #   XPS_SCN_BENCH_VARIANTS   space-separated, "," for space in the variable
@@ -58,7 +70,8 @@ BB_JOBS=${XPS_SCN_BENCH_JOBS:-8}
 # Every run costs its runtime, a ramp and fio start-up (about 8 s under
 # TCG); every variant change a detach, reload and attach (about 30 s).
 # shellcheck disable=SC2086 # word splitting intended: a list
-bench_blk_budget=$(( 300 + BB_REPS * ( ($(echo $BB_VARIANTS | wc -w) + 1) * $(echo $BB_WORKLOADS | wc -w) * (BB_RUNTIME + 10) + $(echo $BB_VARIANTS | wc -w) * 30) ))
+# The traced run: one more fio run and four requests per variant.
+bench_blk_budget=$(( 300 + BB_REPS * ( ($(echo $BB_VARIANTS | wc -w) + 1) * $(echo $BB_WORKLOADS | wc -w) * (BB_RUNTIME + 14) + $(echo $BB_VARIANTS | wc -w) * (30 + BB_RUNTIME + 20)) ))
 
 # The sweep re-attaches the disk once per variant: with the lab's minimal
 # hotplug script (guest/xps-block), as Xen's own is too slow under TCG.
@@ -116,6 +129,12 @@ bench_blk_rpc() {
 	ceiling)
 		RPC_REPLY=$(bb_fio /dev/nullb0 "$1")
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
+	bstat)	# blkback's statistics of xvda: "rd_req rd_sect wr_req wr_sect"
+		_st=/sys/bus/xen-backend/devices/vbd-$_dom-51712/statistics
+		RPC_REPLY=$(cat "$_st/rd_req" "$_st/rd_sect" "$_st/wr_req" "$_st/wr_sect" 2>/dev/null | xargs)
+		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
+	xt-start) xt_start ;;
+	xt-stop) xt_stop ;;
 	*)	RPC_REPLY=unknown-request ;;
 	esac
 }
@@ -160,6 +179,39 @@ bb_variant() {
 	mkdir -p /mnt/bb && /usr/bin/mke2fs -q -F -t ext4 /dev/xvdb >/dev/null 2>&1 &&
 		mount -t ext4 /dev/xvdb /mnt/bb
 }
+# bb_backend B0 B1: "REQUESTS KB" blkback served between two bstat
+# replies (sectors of 512 bytes); "0 0" when either is no reply
+bb_backend() {
+	echo "$1 $2" | awk 'NF == 8 { printf "%d %.1f", $5 - $1 + $7 - $3, ($6 - $2 + $8 - $4) / 2; ok = 1 }
+		END { if (!ok) print "0 0" }'
+}
+
+# bb_traced WORKLOAD DRIVER PARAMS ROUND: one fio run under xentrace in
+# dom0; Xen's counts per request blkback served as samples. _bb_bad
+# counts a failure, _bb_xn a traced run.
+bb_traced() {
+	_xs=$(rpc xt-start)
+	[ "$_xs" = ok ] || { echo "bench-blk: xentrace with $2${3:+[$3]}, round $4: $_xs"; _bb_bad=$((_bb_bad + 1)); return; }
+	_xb0=$(rpc bstat)
+	_xo=$(bb_fio /dev/xvda "$1")
+	_xb1=$(rpc bstat)
+	_xr=$(rpc xt-stop)
+	_xq=$(bb_backend "$_xb0" "$_xb1"); _xq=${_xq%% *}
+	echo "bench-blk: xentrace with $2${3:+[$3]}, $1, round $4: $_xr; blkback requests=$_xq; fio: $_xo"
+	case "$_xr" in ok*) [ "$_xq" -gt 0 ] && [ -n "$_xo" ] ;; *) false ;; esac ||
+		{ _bb_bad=$((_bb_bad + 1)); return; }
+	_xr=${_xr#ok }
+	for _xm in grant_ops gnttab_calls hypercalls; do
+		case $_xm in
+		grant_ops) _xc=$(( $(kv "$_xr" copy) + $(kv "$_xr" map) + $(kv "$_xr" unmap) + $(kv "$_xr" other) )) _xu=ops ;;
+		*) _xc=$(kv "$_xr" $_xm) _xu=calls ;;
+		esac
+		bb_sample "xen-$1${3:+[$3]}" "${_xm}_per_req" "$_xu" false "$2" "" "$4" \
+			"$(awk -v o="$_xc" -v q="$_xq" 'BEGIN { printf "%.4f", o / q }')"
+	done
+	_bb_xn=$((_bb_xn + 1))
+}
+
 bb_busname() { case "$1" in xen-blkfront) echo vbd ;; xen-blkfront-64k) echo vbd-64k ;; *) echo "$1" ;; esac; }
 bb_stat() { cat "/sys/block/xvda/xps/$1" 2>/dev/null || echo 0; }
 
@@ -172,7 +224,7 @@ bench_blk_domU() {
 		fail bench-blk/attach "first variant $_bb_first: no /dev/xvda"
 		return
 	fi
-	_bb_bad=0 _bb_cbad=0 _bb_cs=0 _bb_n=0 _bb_rep=1 _bb_cur=$_bb_first
+	_bb_bad=0 _bb_cbad=0 _bb_cs=0 _bb_n=0 _bb_xn=0 _bb_rep=1 _bb_cur=$_bb_first
 	while [ "$_bb_rep" -le "$BB_REPS" ]; do
 		# Alternate the order inside each pair so neither variant always
 		# runs first (warm caches, host load drifting over the boot).
@@ -201,13 +253,23 @@ bench_blk_domU() {
 					continue
 				fi
 				_g0=$(bb_stat grants_issued) _s0=$(bb_stat segments) _q0=$(bb_stat requests)
+				_b0=$(rpc bstat)
 				_bb_out=$(bb_fio /dev/xvda "$_bb_w")
+				_b1=$(rpc bstat)
 				_bb_iops=${_bb_out%% *} _bb_ios=${_bb_out#* }
 				if [ -z "$_bb_out" ]; then
 					_bb_bad=$((_bb_bad + 1)); continue
 				fi
 				bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" iops IO/s true "$_bb_drv" "" "$_bb_rep" "$_bb_iops"
 				_bb_n=$((_bb_n + 1))
+				_bk=$(bb_backend "$_b0" "$_b1")
+				if [ "${_bk%% *}" -gt 0 ]; then
+					bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" backend-kb-per-req KB null "$_bb_drv" "" "$_bb_rep" \
+						"$(echo "$_bk" | awk '{ printf "%.2f", $2 / $1 }')"
+				else
+					echo "bench-blk: no blkback statistics for $_bb_v, $_bb_w: $_b0 -> $_b1"
+					_bb_bad=$((_bb_bad + 1))
+				fi
 				if [ "$_bb_drv" = xen-blkfront-64k ]; then
 					_g=$(( $(bb_stat grants_issued) - _g0 )) _s=$(( $(bb_stat segments) - _s0 ))
 					# per request the driver counted over the same window
@@ -220,6 +282,8 @@ bench_blk_domU() {
 						"" "$_bb_rep" "$(awk -v a="$_ops" -v b="$_bb_ios" 'BEGIN { printf "%.4f", a / b }')"
 				fi
 			done
+			_bb_tw=$(echo "$BB_WORKLOADS" | tr ' ' '\n' | grep -v '^build$' | head -n 1)
+			[ -z "$_bb_tw" ] || bb_traced "$_bb_tw" "$_bb_drv" "$_bb_p" "$_bb_rep"
 		done
 		for _bb_w in $BB_WORKLOADS; do
 			[ "$_bb_w" != build ] || continue
@@ -236,7 +300,7 @@ bench_blk_domU() {
 		done
 		_bb_rep=$((_bb_rep + 1))
 	done
-	if [ "$_bb_bad" = 0 ]; then pass bench-blk/sweep "$_bb_n runs: {$BB_VARIANTS} x {$BB_WORKLOADS}"
+	if [ "$_bb_bad" = 0 ]; then pass bench-blk/sweep "$_bb_n runs: {$BB_VARIANTS} x {$BB_WORKLOADS}, $_bb_xn traced"
 	else fail bench-blk/sweep "$_bb_bad run(s) produced no number"; fi
 	if [ "$_bb_cbad" = 0 ] && [ "$_bb_cs" -gt 0 ]; then pass bench-blk/ceiling "$_bb_cs samples: $BB_REPS x {$BB_WORKLOADS} on dom0's null_blk"
 	else fail bench-blk/ceiling "$_bb_cbad ceiling run(s) produced no number"; fi

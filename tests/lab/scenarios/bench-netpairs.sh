@@ -124,31 +124,17 @@ bp_vif_rx() {
 	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 
-# bp_xt_start: xentrace recording PV hypercall entries into xps-xtcount
+# bp_xt_start: xt_start (lib.sh), and the vifs' byte count at the start
 bp_xt_start() {
-	_x=/run/xps/xt
-	rm -rf "$_x"; mkdir -p "$_x"
-	[ -x /xps/bin/xps-xtcount ] || { RPC_REPLY="fail no xps-xtcount"; return; }
-	mkfifo "$_x/fifo"
-	bp_vif_rx >"$_x/rx0"
-	/xps/bin/xps-xtcount <"$_x/fifo" >"$_x/out" 2>&1 &
-	# 256 pages per CPU buffer; -D: nothing from before this run
-	xentrace -D -S 256 -e 0x00203000 "$_x/fifo" >"$_x/log" 2>&1 &
-	echo $! >"$_x/pid"
-	sleep 1
-	if kill -0 "$(cat "$_x/pid")" 2>/dev/null; then RPC_REPLY=ok
-	else RPC_REPLY="fail xentrace: $(head -c 120 "$_x/log" | tr '\n' ' ')"; fi
+	xt_start
+	bp_vif_rx >/run/xps/xt/rx0
 }
 
 # bp_xt_stop: "ok bytes=<vif rx bytes> <xps-xtcount's counts>"
 bp_xt_stop() {
-	_x=/run/xps/xt
-	_b=$(( $(bp_vif_rx) - $(cat "$_x/rx0" 2>/dev/null || echo 0) ))
-	kill -INT "$(cat "$_x/pid" 2>/dev/null)" 2>/dev/null
-	_i=0
-	while [ $_i -lt 30 ] && ! grep -q '^records=' "$_x/out" 2>/dev/null; do sleep 1; _i=$((_i + 1)); done
-	if grep -q '^records=' "$_x/out"; then RPC_REPLY="ok bytes=$_b $(cat "$_x/out")"
-	else RPC_REPLY="fail $(cat "$_x/out" "$_x/log" 2>/dev/null | head -c 160 | tr '\n' ' ')"; fi
+	_b=$(( $(bp_vif_rx) - $(cat /run/xps/xt/rx0 2>/dev/null || echo 0) ))
+	xt_stop
+	case "$RPC_REPLY" in ok*) RPC_REPLY="ok bytes=$_b ${RPC_REPLY#ok }" ;; esac
 }
 
 bench_netpairs_rpc() {
