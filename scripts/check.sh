@@ -56,6 +56,7 @@ run_step() {
 		tests/lab/test-judge.sh || r=1
 		tests/lab/tools/test-verify.sh || r=1
 		tests/lab/tools/test-xtcount.sh || r=1
+		tests/lab/tools/test-insn.sh || r=1
 		tests/lab/test-bench-netpairs.sh || r=1
 		tests/lab/test-rpc-serve.sh || r=1
 		return $r ;;

@@ -18,6 +18,8 @@ pkgs=(
 	qemu-system-x86 debootstrap cpio xz-utils gzip file util-linux
 	# the benchmarks' plots (make bench-tables, scripts/bench/run.sh)
 	python3-matplotlib
+	# the instruction counter's test: its QEMU plugin in QEMU's user mode
+	qemu-user
 	# packaging (the .deb is only ever installed into a scratch chroot)
 	debhelper dh-dkms dpkg-dev fakeroot lintian rpm rpmlint
 	# the arm64 lab: Xen arm64 under qemu-system-aarch64, the modules and

@@ -17,6 +17,8 @@
 #   BENCH_RUNTIME   seconds per run                 (default 10)
 #   BENCH_JOBS      fio jobs                        (default 8)
 #   BENCH_MARGIN    non-inferiority margin of the paired report (0.90)
+#   BENCH_INSN      1: count instructions with the xps-insn QEMU plugin,
+#                   the whole machine's per request (insns-per-req)
 #   (beside the IOPS: blkback's KB per request around every run, and per
 #   round and variant one traced run with Xen's grant operations,
 #   grant_table_op calls and hypercalls per request, xentrace in dom0)
@@ -62,7 +64,7 @@ net) scenario="bench-net" ;;
 netpairs) scenario="bench-netpairs" ;;
 *) echo "usage: $0 [blk|qspl|arm64|net|netpairs]" >&2; exit 2 ;;
 esac
-for k in VARIANTS WORKLOADS NWORKLOADS PVARIANTS PAIRS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS; do
+for k in VARIANTS WORKLOADS NWORKLOADS PVARIANTS PAIRS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS INSN; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done
@@ -77,9 +79,15 @@ else
 	"$root/scripts/lab-modules.sh" "$out/modules" >/dev/null
 fi
 rc=0
+[ "${BENCH_INSN:-0}" != 1 ] || export XPS_LAB_INSN=1
 XPS_LAB_OUT="$out" "$root/tests/lab/lab" --arch $arch run --modules "$out/modules" "$scenario" |
 	tee "$out/lab.txt" || rc=$?
 sed -n 's/^\(\[[^]]*\] \)\{0,1\}XPS-SAMPLE //p' "$out/$scenario/serial.log" >"$out/samples.jsonl"
+# the instruction counts: the plugin's marks joined to the guest's requests
+if [ -f "$out/$scenario/insn.txt" ]; then
+	cp "$out/$scenario/insn.txt" "$out/insn-marks.txt"
+	python3 "$root/scripts/bench/imarks.py" "$out/$scenario/serial.log" "$out/insn-marks.txt" >>"$out/samples.jsonl" || rc=1
+fi
 echo
 echo "samples: $out/samples.jsonl ($(wc -l <"$out/samples.jsonl") lines)"
 echo "kernel $("$root/tests/lab/lab" --arch $arch kver | xargs), Xen under QEMU TCG: compare variants within this run only"

@@ -13,6 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "scripts", "bench"))
+import imarks  # noqa: E402
 import xpsstats  # noqa: E402
 
 
@@ -203,6 +204,38 @@ class Stats(unittest.TestCase):
         self.assertFalse(xpsstats.compare([100, 200, 50], [101, 204, 51.5])["significant"])
 
 
+class Imarks(unittest.TestCase):
+    """scripts/bench/imarks.py: XPS-ISAMPLE lines and the plugin's marks."""
+
+    def isample(self, b, e, per, run=1):
+        return ('[domU:bench] XPS-ISAMPLE {"bench": "randread-4k", "metric": "insns-per-req", '
+                '"unit": "insn", "variant": "xen-blkfront", "run": %d, "imark": [%d, %d], '
+                '"per": %s, "higher_is_better": false}\r\n' % (run, b, e, per))
+
+    def test_value_is_the_difference_per_request(self):
+        marks = ["mark 1000 5000 2500 2500\n", "mark 1001 905000 450000 455000\n"]
+        samples, problems = imarks.convert([self.isample(1000, 1001, 300)], marks)
+        self.assertEqual(problems, [])
+        self.assertEqual(len(samples), 1)
+        self.assertEqual(samples[0]["value"], 3000.0)
+        self.assertNotIn("imark", samples[0])
+        self.assertEqual(samples[0]["variant"], "xen-blkfront")
+        # the result loads as a benchmark sample
+        self.assertEqual(len(xpsstats.load([json.dumps(samples[0])])), 1)
+
+    def test_missing_repeated_and_reversed_marks_are_left_out(self):
+        marks = ["mark 1 10\n", "mark 2 20\n", "mark 2 30\n", "mark 3 40\n", "mark 4 35\n"]
+        samples, problems = imarks.convert(
+            [self.isample(1, 2, 1), self.isample(3, 4, 1), self.isample(5, 6, 1),
+             self.isample(1, 3, 0), "XPS-ISAMPLE {broken\n"], marks)
+        self.assertEqual(samples, [])
+        self.assertEqual(len(problems), 4)
+        self.assertIn("repeated", problems[0])
+        self.assertIn("counted before", problems[1])
+        self.assertIn("missing", problems[2])
+        self.assertIn("nothing to divide", problems[3])
+
+
 class Result(unittest.TextTestResult):
     def addSuccess(self, test):
         super().addSuccess(test)
@@ -219,5 +252,7 @@ class Result(unittest.TextTestResult):
 
 if __name__ == "__main__":
     runner = unittest.TextTestRunner(resultclass=Result, stream=open(os.devnull, "w"))
-    res = runner.run(unittest.defaultTestLoader.loadTestsFromTestCase(Stats))
+    suite = unittest.TestSuite([unittest.defaultTestLoader.loadTestsFromTestCase(c)
+                                for c in (Stats, Imarks)])
+    res = runner.run(suite)
     sys.exit(0 if res.wasSuccessful() else 1)

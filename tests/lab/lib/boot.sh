@@ -60,6 +60,17 @@ run_boot() {
 			-kernel "$img/xen.elf" -append "$XEN_ARGS"
 			-initrd "$(esc "$img/vmlinux") $DOM0_ARGS,$(esc "$work/dom0.cpio")")
 	fi
+	# XPS_LAB_INSN=1 (x86, the benchmarks' BENCH_INSN): the xps-insn
+	# plugin counts the machine's instructions into $dir/insn.txt at each
+	# xps-imark marker a guest runs (tests/lab/tools/xps-insn.c).
+	if [ "${XPS_LAB_INSN:-0}" = 1 ] && [ "$LAB_ARCH" = x86 ]; then
+		local api
+		api=$("$REPO_DIR/scripts/qemu-plugin-api.sh") || die "no QEMU plugin API header"
+		${CC:-cc} -O2 -Wall -shared -fPIC -I"$api" -o "$dir/libxps-insn.so" \
+			"$LAB_DIR/tools/xps-insn.c" -lpthread || die "cannot build the xps-insn plugin"
+		qemu+=(-plugin "$dir/libxps-insn.so,out=$dir/insn.txt")
+		log "boot: counting instructions (xps-insn) into $dir/insn.txt"
+	fi
 	timeout --kill-after=10 "$tmo" "${qemu[@]}" >"$dir/qemu.log" 2>&1 &
 	local qpid=$!
 	# Follow progress for the timing and LIVE lines while QEMU runs.

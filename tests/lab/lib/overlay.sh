@@ -16,9 +16,15 @@ overlay_tree() {
 	cp "$LAB_DIR/guest/lib.sh" "$d/xps/lib.sh"
 	[ "$role" = domU ] || install -m 0755 "$LAB_DIR/guest/xps-block" "$d/xps/xps-block"
 	# x86 dom0 (no libc headers in its image): the lab's host-built
-	# tools (bench-netpairs: xps-xtcount)
-	if [ "$role" = dom0 ] && [ "$LAB_ARCH" = x86 ]; then
+	# tools (bench-netpairs: xps-xtcount); and in every x86 guest the
+	# instruction-count marker (xps-imark; the benchmarks' counts with
+	# XPS_LAB_INSN, boot.sh)
+	if [ "$LAB_ARCH" = x86 ]; then
 		mkdir -p "$d/xps/bin"
+		${CC:-cc} -O2 -Wall -static -s -o "$d/xps/bin/xps-imark" "$LAB_DIR/tools/xps-imark.c" ||
+			die "cannot build xps-imark"
+	fi
+	if [ "$role" = dom0 ] && [ "$LAB_ARCH" = x86 ]; then
 		${CC:-cc} -O2 -Wall -static -s -o "$d/xps/bin/xps-xtcount" "$LAB_DIR/tools/xps-xtcount.c" ||
 			die "cannot build xps-xtcount"
 	fi

@@ -54,6 +54,11 @@
 #   XPS_SCN_BENCH_REPS       pairs of runs (5)
 #   XPS_SCN_BENCH_RUNTIME    seconds per fio run, after a 2 s ramp (10)
 #   XPS_SCN_BENCH_JOBS       fio jobs (8, as in the seed)
+#   XPS_SCN_BENCH_INSN       1: the boot runs the xps-insn QEMU plugin
+#                            (XPS_LAB_INSN); every fio run is bracketed by
+#                            xps-imark markers and an XPS-ISAMPLE line asks
+#                            for the whole machine's instructions per
+#                            request blkback served (scripts/bench/imarks.py)
 # Interface: see smoke.sh.
 
 bench_blk_steps="cpu-selfcheck attach sweep ceiling"
@@ -67,6 +72,7 @@ bench_blk_domU_cc=1
 BB_REPS=${XPS_SCN_BENCH_REPS:-5}
 BB_RUNTIME=${XPS_SCN_BENCH_RUNTIME:-10}
 BB_JOBS=${XPS_SCN_BENCH_JOBS:-8}
+BB_INSN=${XPS_SCN_BENCH_INSN:-0}
 # Every run costs its runtime, a ramp and fio start-up (about 8 s under
 # TCG); every variant change a detach, reload and attach (about 30 s).
 # shellcheck disable=SC2086 # word splitting intended: a list
@@ -179,6 +185,14 @@ bb_variant() {
 	mkdir -p /mnt/bb && /usr/bin/mke2fs -q -F -t ext4 /dev/xvdb >/dev/null 2>&1 &&
 		mount -t ext4 /dev/xvdb /mnt/bb
 }
+# bb_imark: runs the next instruction-count marker, prints its ID (the
+# count lives in a file: it is called inside $())
+bb_imark() {
+	_mi=$(( $(cat /tmp/xps.imark 2>/dev/null || echo 999) + 1 ))
+	echo "$_mi" >/tmp/xps.imark
+	/xps/bin/xps-imark "$_mi" && echo "$_mi"
+}
+
 # bb_backend B0 B1: "REQUESTS KB" blkback served between two bstat
 # replies (sectors of 512 bytes); "0 0" when either is no reply
 bb_backend() {
@@ -253,8 +267,10 @@ bench_blk_domU() {
 					continue
 				fi
 				_g0=$(bb_stat grants_issued) _s0=$(bb_stat segments) _q0=$(bb_stat requests)
-				_b0=$(rpc bstat)
+				_b0=$(rpc bstat) _m0='' _m1=''
+				[ "$BB_INSN" != 1 ] || _m0=$(bb_imark)
 				_bb_out=$(bb_fio /dev/xvda "$_bb_w")
+				[ "$BB_INSN" != 1 ] || _m1=$(bb_imark)
 				_b1=$(rpc bstat)
 				_bb_iops=${_bb_out%% *} _bb_ios=${_bb_out#* }
 				if [ -z "$_bb_out" ]; then
@@ -266,6 +282,7 @@ bench_blk_domU() {
 				if [ "${_bk%% *}" -gt 0 ]; then
 					bb_sample "$_bb_w${_bb_p:+[$_bb_p]}" backend-kb-per-req KB null "$_bb_drv" "" "$_bb_rep" \
 						"$(echo "$_bk" | awk '{ printf "%.2f", $2 / $1 }')"
+					[ -z "$_m1" ] || echo "XPS-ISAMPLE {\"bench\": \"$_bb_w${_bb_p:+[$_bb_p]}\", \"metric\": \"insns-per-req\", \"unit\": \"insn\", \"variant\": \"$_bb_drv\", \"params\": {}, \"run\": $_bb_rep, \"imark\": [$_m0, $_m1], \"per\": ${_bk%% *}, \"higher_is_better\": false}"
 				else
 					echo "bench-blk: no blkback statistics for $_bb_v, $_bb_w: $_b0 -> $_b1"
 					_bb_bad=$((_bb_bad + 1))
