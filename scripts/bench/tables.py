@@ -91,7 +91,7 @@ def plot(path, name, out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import ScalarFormatter
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
     # The axis spans the points (and 1 and the margin), with room: an
     # interval that reaches past it (two pairs give t = 12.7) is drawn to
     # the edge with an arrow head there.
@@ -119,15 +119,19 @@ def plot(path, name, out):
     ax.set_yticklabels(["%s %s: %s/%s" % (c["key"][0], c["key"][1], c["label"], c["base"])
                         for c in reversed(comps)], fontsize=7)
     ax.set_xscale("log")
+    steps = ((0.1, 0.2, 0.5, 1.0, 2, 5, 10, 20) if xhi / xlo > 6 else
+             (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2, 3, 5))
+    ticks = [t for t in steps if xlo <= t <= xhi]
+    ax.set_xticks(ticks)
     ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.tick_params(axis="x", which="both", labelsize=7)
     ax.axvline(1.0, color="grey", lw=1)
     if args.margin is not None and args.margin != 1.0:
         ax.axvline(args.margin, color="tab:red", lw=1, ls="--", label="margin %.2f" % args.margin)
         ax.legend(loc="lower right", fontsize=7)
-    ax.set_xlabel("ratio per round (> 1: variant better); diamond and bar: "
-                  "geometric mean, 95 % interval", fontsize=8)
+    ax.set_xlabel("ratio per round (> 1: variant better)\n"
+                  "diamond, bar: geometric mean, 95 % interval", fontsize=8)
     ax.set_title("%s: paired ratios" % name, fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
