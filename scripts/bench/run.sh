@@ -95,13 +95,14 @@ echo
 ropts=()
 [ "$bench" != net ] && [ "$bench" != blk ] || ropts=(--margin "${BENCH_MARGIN:-0.90}" --raw)
 [ "$bench" != netpairs ] || ropts=(--margin "${BENCH_MARGIN:-1.0}" --raw)
-python3 "$root/scripts/bench/report.py" "${ropts[@]}" "$out/samples.jsonl"
-# report.args keeps the options, so `make bench-tables` prints the same
-# report once the run is kept in doc/bench-data/; tables.py writes
-# report.txt from them and draws ratios.png (the per-round ratios).
+# report.args keeps report.py's options, so `make bench-tables` prints the
+# same report once the run is kept in doc/bench-data/; tables.py writes
+# report.txt (report.py's printout) and draws ratios.png (the per-round
+# ratios) the same way here.
 echo "${ropts[*]}" >"$out/report.args"
 py=python3
 [ ! -x /usr/bin/python3 ] || py=/usr/bin/python3
-"$py" "$root/scripts/bench/tables.py" "$out" >/dev/null
+"$py" "$root/scripts/bench/tables.py" "$out"
+cat "$out/report.txt"
 echo "report: $out/report.txt$([ ! -f "$out/ratios.png" ] || echo ", plot: $out/ratios.png")"
 exit $rc

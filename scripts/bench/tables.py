@@ -77,14 +77,15 @@ def load_run(path):
     return samples, args
 
 
-def render(path):
-    samples, args = load_run(path)
+def render(samples, args):
+    """report.txt's text: what report.py prints for the run."""
+    if not samples:
+        raise ValueError("no samples")
     return report.render(samples, args.baseline, args.margin, args.raw) + "\n"
 
 
-def plot(path, name, out):
+def plot(samples, args, name, out):
     """ratios.png for one run; False when it has no paired comparison."""
-    samples, args = load_run(path)
     comps = [c for c in xpsstats.paired_comparisons(samples, args.baseline) if c["r"]["ratios"]]
     if not comps:
         return False
@@ -214,7 +215,8 @@ def main():
     reports = {}
     for name, path in run_dirs(args.root, args.runs):
         try:
-            text = render(path)
+            samples, rargs = load_run(path)
+            text = render(samples, rargs)
         except (ValueError, OSError, SystemExit) as e:
             emit(False, "bench-tables/%s cannot render: %s" % (name, e))
             continue
@@ -232,7 +234,7 @@ def main():
         if not args.no_plots:
             png = os.path.join(path, "ratios.png")
             try:
-                if plot(path, name, png):
+                if plot(samples, rargs, name, png):
                     print("wrote %s" % png)
             except ImportError:
                 print("tables.py: no plot without matplotlib (Debian's python3-matplotlib, "
