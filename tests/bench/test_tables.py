@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = os.path.join(HERE, "..", "..", "scripts", "bench", "tables.py")
 sys.path.insert(0, os.path.dirname(TABLES))
 import tables  # noqa: E402
+import testrun  # noqa: E402
 
 
 def samples():
@@ -59,6 +60,11 @@ class Tables(unittest.TestCase):
         with open(os.path.join(self.root, "doc", "bench.md"), "w") as fh:
             fh.write(text)
 
+    def written_block(self):
+        """The run's report written, and its first table (4 lines)."""
+        self.tables("--no-plots")
+        return self.report_lines("tcp throughput [Mbit/s] (baseline", 4)
+
     def report_lines(self, first, n):
         rep = open(os.path.join(self.run, "report.txt")).read().split("\n")
         i = next(k for k, x in enumerate(rep) if x.startswith(first))
@@ -87,8 +93,7 @@ class Tables(unittest.TestCase):
 
     def test_doc_block_matches_its_run(self):
         self.doc("# b\n")
-        self.tables("--no-plots")
-        block = self.report_lines("tcp throughput [Mbit/s] (baseline", 4)
+        block = self.written_block()
         self.doc("# b\n## run\nData: `doc/bench-data/r1/`.\n\n```\n%s\n```\n" % block)
         rc, out = self.tables("--check")
         self.assertEqual(rc, 0, out)
@@ -102,8 +107,7 @@ class Tables(unittest.TestCase):
         self.assertIn("not in r1's report", out)
 
     def test_doc_block_without_data(self):
-        self.tables("--no-plots")
-        block = self.report_lines("tcp throughput [Mbit/s] (baseline", 4)
+        block = self.written_block()
         self.doc("# b\n## old run\nTyped in.\n\n```\n%s\n```\n" % block)
         rc, out = self.tables("--check")
         self.assertEqual(rc, 1)
@@ -117,8 +121,7 @@ class Tables(unittest.TestCase):
         self.assertEqual(rc, 1)
 
     def test_doc_block_two_runs(self):
-        self.tables("--no-plots")
-        block = self.report_lines("tcp throughput [Mbit/s] (baseline", 4)
+        block = self.written_block()
         self.doc("# b\n## x\n`doc/bench-data/r1/` and `doc/bench-data/r2/`\n```\n%s\n```\n" % block)
         rc, out = self.tables("--check")
         self.assertEqual(rc, 1)
@@ -134,21 +137,5 @@ class Tables(unittest.TestCase):
             self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
 
 
-class Result(unittest.TextTestResult):
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        print("PASS: tools/tables/%s" % test._testMethodName)
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        print("FAIL: tools/tables/%s %s" % (test._testMethodName, err[1]))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        print("FAIL: tools/tables/%s error: %s" % (test._testMethodName, err[1]))
-
-
 if __name__ == "__main__":
-    runner = unittest.TextTestRunner(resultclass=Result, stream=open(os.devnull, "w"))
-    res = runner.run(unittest.defaultTestLoader.loadTestsFromTestCase(Tables))
-    sys.exit(0 if res.wasSuccessful() else 1)
+    testrun.main("tools/tables", Tables)

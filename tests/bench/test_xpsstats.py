@@ -14,6 +14,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "scripts", "bench"))
 import imarks  # noqa: E402
+import testrun  # noqa: E402
 import xpsstats  # noqa: E402
 
 
@@ -236,23 +237,5 @@ class Imarks(unittest.TestCase):
         self.assertIn("nothing to divide", problems[3])
 
 
-class Result(unittest.TextTestResult):
-    def addSuccess(self, test):
-        super().addSuccess(test)
-        print("PASS: tools/%s" % test._testMethodName)
-
-    def addFailure(self, test, err):
-        super().addFailure(test, err)
-        print("FAIL: tools/%s %s" % (test._testMethodName, err[1]))
-
-    def addError(self, test, err):
-        super().addError(test, err)
-        print("FAIL: tools/%s error: %s" % (test._testMethodName, err[1]))
-
-
 if __name__ == "__main__":
-    runner = unittest.TextTestRunner(resultclass=Result, stream=open(os.devnull, "w"))
-    suite = unittest.TestSuite([unittest.defaultTestLoader.loadTestsFromTestCase(c)
-                                for c in (Stats, Imarks)])
-    res = runner.run(suite)
-    sys.exit(0 if res.wasSuccessful() else 1)
+    testrun.main("tools", Stats, Imarks)
