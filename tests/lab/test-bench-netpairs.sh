@@ -44,7 +44,7 @@ data/xps/res)
 		n=$(( $(cat "$SIM/nbsum" 2>/dev/null || echo 0) + 1 )); echo $n >"$SIM/nbsum"
 		echo "grant_copy_ops=0 tx_memcpy_bytes=$((n * 1048576)) tx_gcopy_bytes=0" ;;
 	xt-start) echo ok ;;
-	xt-stop) echo "ok bytes=2097152 records=100 lost=0 hypercalls=50 gnttab_calls=4 copy=64 map=0 unmap=0 other=0" ;;
+	xt-stop) echo "ok bytes=2097152 records=100 lost=0 hypercalls=50 gnttab_calls=4 copy=40 map=12 unmap=10 other=2" ;;
 	getresall)
 		a=$(sed 's/^[0-9]*://' "$SIM/action") v=$(cat "$SIM/pa1")
 		out="pa1=$v"
@@ -90,9 +90,10 @@ count() { grep -cE -- "$1" <<<"$2"; }
 
 out=$(run_lead 2 2>&1)
 # per round and variant: 1 + 2 pair samples, 2 sums, 2 grant-op samples
-# (ours only), 1 UDP sample, 3 xentrace samples
-want="pair=12 sum=8 gops=4 udp=4 xen=12"
-got="pair=$(count '"metric": "pair"' "$out") sum=$(count '"metric": "sum"' "$out") gops=$(count '"metric": "grant_copy_ops_per_mb"' "$out") udp=$(count '"bench": "netpairs-udp64-1p".*"value": 23456' "$out") xen=$(count '"bench": "netpairs-xen-1p"' "$out")"
+# (ours only), 1 UDP sample, 3 xentrace samples, of which the grant
+# operations per MB are the fake's 40 + 12 + 10 + 2 over its 2 MB
+want="pair=12 sum=8 gops=4 udp=4 xen=12 xops=4"
+got="pair=$(count '"metric": "pair"' "$out") sum=$(count '"metric": "sum"' "$out") gops=$(count '"metric": "grant_copy_ops_per_mb"' "$out") udp=$(count '"bench": "netpairs-udp64-1p".*"value": 23456' "$out") xen=$(count '"bench": "netpairs-xen-1p"' "$out") xops=$(count '"metric": "grant_ops_per_mb".*"value": 32.00,' "$out")"
 # 2 rounds x 2 variants x (2 TCP + 1 UDP + 1 traced) runs
 if [ "$got" = "$want" ] && grep -q 'bench-netpairs/sweep PASS 16 runs, 2 rounds of stock ours' <<<"$out"; then
 	echo "PASS: lab/bench-netpairs/samples"

@@ -179,6 +179,12 @@ xt_stop() {
 	else RPC_REPLY="fail $(cat "$_x/out" "$_x/log" 2>/dev/null | head -c 160 | tr '\n' ' ')"; fi
 }
 
+# xt_grant_ops COUNTS: the grant-table operations in xt_stop's counts,
+# copy + map + unmap + other
+xt_grant_ops() {
+	echo " $1 " | tr ' ' '\n' | awk -F= '$1 ~ /^(copy|map|unmap|other)$/ { s += $2 } END { print s + 0 }'
+}
+
 xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 	xenstore-write "/local/domain/$1/$2" "$3" && xenstore-chmod "/local/domain/$1/$2" "n$1"
 }

@@ -217,7 +217,7 @@ bb_traced() {
 	_xr=${_xr#ok }
 	for _xm in grant_ops gnttab_calls hypercalls; do
 		case $_xm in
-		grant_ops) _xc=$(( $(kv "$_xr" copy) + $(kv "$_xr" map) + $(kv "$_xr" unmap) + $(kv "$_xr" other) )) _xu=ops ;;
+		grant_ops) _xc=$(xt_grant_ops "$_xr") _xu=ops ;;
 		*) _xc=$(kv "$_xr" $_xm) _xu=calls ;;
 		esac
 		bb_sample "xen-$1${3:+[$3]}" "${_xm}_per_req" "$_xu" false "$2" "" "$4" \

@@ -274,7 +274,7 @@ bp_traced() {
 	esac || { BP_BAD=$((BP_BAD + 1)); return; }
 	for _xm in grant_ops gnttab_calls hypercalls; do
 		case $_xm in
-		grant_ops) _xc=$(( $(nb_get "$_xr" copy) + $(nb_get "$_xr" map) + $(nb_get "$_xr" unmap) + $(nb_get "$_xr" other) )) ;;
+		grant_ops) _xc=$(xt_grant_ops "$_xr") ;;
 		*) _xc=$(nb_get "$_xr" $_xm) ;;
 		esac
 		_xu=calls/MB; [ $_xm = grant_ops ] && _xu=ops/MB
