@@ -39,6 +39,9 @@ def parser():
                     help="non-inferiority margin for the paired ratio (e.g. 0.90)")
     ap.add_argument("--raw", action="store_true",
                     help="with --margin: print every pair's values and ratio")
+    ap.add_argument("--plot-metric", action="append", metavar="METRIC",
+                    help="ratios.png (tables.py) draws only this metric's comparisons"
+                         " (repeatable; default: every metric)")
     ap.add_argument("files", nargs="+", help="JSON-lines sample files ('-' for stdin)")
     return ap
 

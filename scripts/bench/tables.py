@@ -15,7 +15,8 @@ and report.txt (what report.py prints for them). This command
 - draws ratios.png beside it for a run with paired comparisons: per
   workload and variant, every round's ratio variant/baseline (points,
   above 1 is better), their geometric mean with its 95 % interval (bar)
-  and the margin (dashed); it needs Debian's python3-matplotlib;
+  and the margin (dashed), for every metric or those report.args names
+  with --plot-metric; it needs Debian's python3-matplotlib;
 - checks doc/*.md: every fenced block of report output (a table header
   that report.py prints) must sit in a section that names exactly one
   doc/bench-data/<run>/ before it, and each of its lines must be a line
@@ -84,9 +85,16 @@ def render(samples, args):
     return report.render(samples, args.baseline, args.margin, args.raw) + "\n"
 
 
+def plotted(samples, args):
+    """The paired comparisons ratios.png draws: those with ratios, of the
+    metrics --plot-metric names (all when it names none)."""
+    return [c for c in xpsstats.paired_comparisons(samples, args.baseline) if c["r"]["ratios"]
+            and (not args.plot_metric or c["key"][1] in args.plot_metric)]
+
+
 def plot(samples, args, name, out):
     """ratios.png for one run; False when it has no paired comparison."""
-    comps = [c for c in xpsstats.paired_comparisons(samples, args.baseline) if c["r"]["ratios"]]
+    comps = plotted(samples, args)
     if not comps:
         return False
     import matplotlib

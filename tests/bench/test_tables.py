@@ -136,6 +136,21 @@ class Tables(unittest.TestCase):
         with open(os.path.join(self.run, "ratios.png"), "rb") as fh:
             self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_plot_metric(self):
+        # a second metric; --plot-metric in report.args keeps the plot to one
+        with open(os.path.join(self.run, "samples.jsonl"), "a") as fh:
+            for run in range(1, 6):
+                for v, val in (("stock", 10 + run), ("ours", 9 + run)):
+                    fh.write(json.dumps({"bench": "tcp", "metric": "cpu", "variant": v, "run": run,
+                                         "value": val, "higher_is_better": False}) + "\n")
+        samples, args = tables.load_run(self.run)
+        self.assertEqual(sorted(c["key"][1] for c in tables.plotted(samples, args)),
+                         ["cpu", "throughput"])
+        with open(os.path.join(self.run, "report.args"), "a") as fh:
+            fh.write("--plot-metric throughput\n")
+        samples, args = tables.load_run(self.run)
+        self.assertEqual([c["key"][1] for c in tables.plotted(samples, args)], ["throughput"])
+
 
 if __name__ == "__main__":
     testrun.main("tools/tables", Tables)
