@@ -607,7 +607,11 @@ nf_send() {
 	while :; do
 		rm -f /tmp/nf-tx.ans
 		_st=$(up)
+		# (not on stdout: its sleep would hold $(...) open)
+		nf_stallwatch "$_sh" "$_st" >&2 &
+		_swp=$!
 		NF_XMB=$_smb timeout 300 nc "$_sh" "$_sp" -e /tmp/nf-put 2>/dev/null
+		kill "$_swp" 2>/dev/null; wait "$_swp" 2>/dev/null
 		[ ! -s /tmp/nf-tx.ans ] && [ "$(since "$_st0")" -lt "$_sr" ] || break
 		sleep 2
 	done
@@ -622,6 +626,19 @@ nf_send() {
 	fi
 	echo "${_smb}MB ->$_sh:$_sp after ${_sdt}s: sent sha256 ${_ssum%"${_ssum#????????????}"}, the sink answered '${_sans:-nothing}'"
 	return 1
+}
+
+# nf_stallwatch HOST START: for a transfer to HOST begun at START (up)
+# that should take seconds: from 60 s on, every 60 s, the TCP state of
+# the connections to HOST and the interface's nonzero counters, so a
+# stall says where it stuck (CI 2026-12-05: an nb-reload transfer sat
+# for 300 s with nothing answered and nothing else on record)
+nf_stallwatch() {
+	sleep 60
+	while :; do
+		echo "xps: transfer to $1 still running after $(since "$2")s: $(ss -tinH dst "$1" 2>/dev/null | tr -s ' \t\n' ' ' | cut -c1-500); $(nf_if) $(ethtool -S "$(nf_if)" 2>/dev/null | awk -F': *' 'NR > 1 && $2 != 0 { gsub(/ /, "", $1); printf "%s=%s ", $1, $2 }' | cut -c1-400)"
+		sleep 60
+	done
 }
 
 # nf_recv HOST PORT MB [RETRY_SECS]: MB MB of fresh random data from HOST's
