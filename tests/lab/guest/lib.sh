@@ -121,6 +121,8 @@ cpu_selfcheck() {
 # The domU writes data/xps/req = "<seq> <cmd> <args>"; dom0 runs the
 # scenario's handler and writes data/xps/res then data/xps/ack = <seq>.
 rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
+	# (RPC_POLL: seconds between looks for the reply, 0.5; the timeout
+	# is 600 looks, the request asked again every 20)
 	# The sequence number lives in a file: rpc is often called inside $(),
 	# a subshell whose variables do not survive.
 	_seq=$(( $(cat /tmp/xps.rpcseq 2>/dev/null || echo 0) + 1 ))
@@ -133,7 +135,7 @@ rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
 		# or migration is not in the new domain's data/ area.  dom0
 		# serves each sequence number once.
 		[ $((_n % 20)) != 0 ] || xenstore-write data/xps/req "$_seq $*"
-		sleep 0.5
+		sleep "${RPC_POLL:-0.5}"
 	done
 	xenstore-read data/xps/res
 }
