@@ -28,6 +28,11 @@
 #   BENCH_QWORKLOADS counter,hash                   (default both)
 #   BENCH_REPS      rounds                          (default 5)
 #   BENCH_RUNTIME   seconds per run                 (default 3)
+#   BENCH_NOPVSPIN  0: without the kernel's lock booted with nopvspin
+#                   (a third guest; default 1)
+#   the report adds every lock's paired ratio to the baseline per
+#   workload, level and metric (margin 1.0: "not slower" means better);
+#   the plot shows acq_per_s
 # arm64 (tests/lab/scenarios/bench-a64.sh, the arm64 lab):
 #   BENCH_SIZES     guest page sizes                (default 64k; 16k too)
 #   BENCH_VARIANTS  as above (default: both drivers, feature_persistent=1)
@@ -64,7 +69,7 @@ net) scenario="bench-net" ;;
 netpairs) scenario="bench-netpairs" ;;
 *) echo "usage: $0 [blk|qspl|arm64|net|netpairs]" >&2; exit 2 ;;
 esac
-for k in VARIANTS WORKLOADS NWORKLOADS PVARIANTS PAIRS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS SIZES BS INSN; do
+for k in VARIANTS WORKLOADS NWORKLOADS PVARIANTS PAIRS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS NOPVSPIN SIZES BS INSN; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done
@@ -95,6 +100,7 @@ echo
 ropts=()
 [ "$bench" != net ] && [ "$bench" != blk ] || ropts=(--margin "${BENCH_MARGIN:-0.90}" --raw)
 [ "$bench" != netpairs ] || ropts=(--margin "${BENCH_MARGIN:-1.0}" --raw)
+[ "$bench" != qspl ] || ropts=(--margin "${BENCH_MARGIN:-1.0}" --plot-metric acq_per_s)
 # report.args keeps report.py's options, so `make bench-tables` prints the
 # same report once the run is kept in doc/bench-data/; tables.py writes
 # report.txt (report.py's printout) and draws ratios.png (the per-round
