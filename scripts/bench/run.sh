@@ -48,6 +48,9 @@
 #   BENCH_REPS      pairs of runs, ABBA order       (default 5)
 #   BENCH_RUNTIME   seconds per run                 (default 5)
 #   BENCH_MARGIN    non-inferiority margin          (default 0.90)
+#   BENCH_XEN       0: without the traced runs (per pair and variant, a
+#                   tcp-tx and a tcp-rx run under xentrace: Xen's grant
+#                   operations, grant_table_op calls and hypercalls per MB)
 # netpairs (tests/lab/scenarios/bench-netpairs.sh): 1 to 4 guest pairs at
 # once, iperf3 TCP domU to domU, the whole stack switched per variant;
 # the report adds the seed 004 table (sum, average, min, max over the
@@ -69,7 +72,7 @@ net) scenario="bench-net" ;;
 netpairs) scenario="bench-netpairs" ;;
 *) echo "usage: $0 [blk|qspl|arm64|net|netpairs]" >&2; exit 2 ;;
 esac
-for k in VARIANTS WORKLOADS NWORKLOADS PVARIANTS PAIRS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS NOPVSPIN SIZES BS INSN; do
+for k in VARIANTS WORKLOADS NWORKLOADS PVARIANTS PAIRS REPS RUNTIME JOBS LEVELS LOCKS QWORKLOADS NOPVSPIN SIZES BS INSN XEN; do
 	v=BENCH_$k
 	[ -z "${!v:-}" ] || export "XPS_SCN_BENCH_$k=${!v}"
 done

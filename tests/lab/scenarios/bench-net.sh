@@ -34,12 +34,19 @@
 #
 # Samples: lines "XPS-SAMPLE <json>" (see scripts/bench/xpsstats.py) with
 # the pair number as "run", so report.py --margin pairs them.
+# Counted by Xen: per pair and variant, one more tcp-tx and one more
+# tcp-rx run (those of BENCH_NWORKLOADS) under xentrace in dom0 (xt_start,
+# lib.sh: every domain's PV hypercalls, grant-table operations by kind);
+# per MB of the run's data as dom0's vif counted it (its rx bytes for
+# tcp-tx, its tx bytes for tcp-rx): bench xen-<workload>, metrics
+# grant_ops_per_mb, gnttab_calls_per_mb and hypercalls_per_mb.
 #
 # Host knobs (XPS_SCN_* reach the guests through run.conf):
 #   XPS_SCN_BENCH_VARIANTS    two, comma-separated (see above)
 #   XPS_SCN_BENCH_NWORKLOADS  comma-separated subset of the workloads above
 #   XPS_SCN_BENCH_REPS        pairs (5)
 #   XPS_SCN_BENCH_RUNTIME     seconds per run (5)
+#   XPS_SCN_BENCH_XEN         0: no traced runs (1)
 # Interface: see smoke.sh.
 
 bench_net_steps="cpu-selfcheck bind sweep"
@@ -48,6 +55,7 @@ BN_VARIANTS=$(echo "${XPS_SCN_BENCH_VARIANTS:-xen-netfront,xen-netfront-pgnt}" |
 BN_WORKLOADS=$(echo "${XPS_SCN_BENCH_NWORKLOADS:-tcp-tx,tcp-rx,udp64-tx}" | tr , ' ')
 BN_REPS=${XPS_SCN_BENCH_REPS:-5}
 BN_RUNTIME=${XPS_SCN_BENCH_RUNTIME:-5}
+BN_XEN=${XPS_SCN_BENCH_XEN:-1}
 BN_DOM0=10.0.0.1
 BN_PORT=5221
 # Measured on the 2-core host (2026-12-02): the defaults (30 runs of 5 s,
@@ -57,7 +65,8 @@ BN_PORT=5221
 # reconnect) about 30 s, at most one per pair thanks to the ABBA order,
 # and the domU's CPU self-check a minute. Budget: 300 s plus 1.5x that.
 # shellcheck disable=SC2086 # word splitting intended: a list
-bench_net_budget=$(( 300 + 3 * BN_REPS * ( 2 * $(echo $BN_WORKLOADS | wc -w) * (BN_RUNTIME + 15) + 30) / 2 ))
+# (the traced runs: up to two more per variant and pair)
+bench_net_budget=$(( 300 + 3 * BN_REPS * ( 2 * ($(echo $BN_WORKLOADS | wc -w) + 2 * BN_XEN) * (BN_RUNTIME + 15) + 30) / 2 ))
 
 bench_net_dom0_prepare() {
 	iperf3 -s -D -p $BN_PORT --logfile /run/xps/iperf3-bn.log
@@ -69,7 +78,28 @@ bench_net_domU_cfg() {
 	echo "vcpus = 2"
 }
 
-bench_net_rpc() { RPC_REPLY="error reason=unknown-request"; }
+# bn_vif_bytes: "RX TX" bytes of dom0's vifs, summed
+bn_vif_bytes() {
+	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f ", s }'
+	cat /sys/class/net/vif*/statistics/tx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
+# xt-start: xt_start, and the vifs' bytes; xt-stop: "ok rx=<bytes>
+# tx=<bytes> <xps-xtcount's counts>", the bytes dom0's vifs received and
+# sent meanwhile
+bench_net_rpc() {
+	case "$2" in
+	xt-start)
+		xt_start
+		bn_vif_bytes >/run/xps/xt/bytes0 ;;
+	xt-stop)
+		# shellcheck disable=SC2046 # "RX TX" twice
+		set -- $(cat /run/xps/xt/bytes0 2>/dev/null || echo 0 0) $(bn_vif_bytes)
+		xt_stop
+		case "$RPC_REPLY" in ok*) RPC_REPLY="ok rx=$(($3 - $1)) tx=$(($4 - $2)) ${RPC_REPLY#ok }" ;; esac ;;
+	*) RPC_REPLY="error reason=unknown-request" ;;
+	esac
+}
 
 # bn_sample BENCH METRIC UNIT HIGHER VARIANT PARAMS_JSON RUN VALUE
 bn_sample() {
@@ -156,6 +186,33 @@ bn_run() {
 	esac
 }
 
+# bn_traced DRIVER PARAMS_JSON PAIR: tcp-tx and tcp-rx (those measured)
+# once more each, under xentrace; Xen's counts per MB as samples.
+# _bn_bad counts a failure, _bn_xn a traced run.
+bn_traced() {
+	for _bx_w in tcp-tx tcp-rx; do
+		case " $BN_WORKLOADS " in *" $_bx_w "*) ;; *) continue ;; esac
+		_bx_s=$(rpc xt-start)
+		[ "$_bx_s" = ok ] || { echo "bench-net: xentrace with $1, $_bx_w, pair $3: $_bx_s"; _bn_bad=$((_bn_bad + 1)); continue; }
+		_bx_v=$(bn_run "$_bx_w")
+		_bx_r=$(rpc xt-stop)
+		echo "bench-net: xentrace with $1, $_bx_w, pair $3: $_bx_r; iperf3: ${_bx_v:-failed}"
+		_bx_b=$(kv "$_bx_r" rx)
+		[ "$_bx_w" = tcp-tx ] || _bx_b=$(kv "$_bx_r" tx)
+		case "$_bx_r" in ok*) [ -n "$_bx_v" ] && [ "${_bx_b:-0}" -gt 0 ] ;; *) false ;; esac ||
+			{ _bn_bad=$((_bn_bad + 1)); continue; }
+		for _bx_m in grant_ops gnttab_calls hypercalls; do
+			case $_bx_m in
+			grant_ops) _bx_c=$(xt_grant_ops "$_bx_r") _bx_u=ops/MB ;;
+			*) _bx_c=$(kv "$_bx_r" $_bx_m) _bx_u=calls/MB ;;
+			esac
+			bn_sample "xen-$_bx_w" "${_bx_m}_per_mb" "$_bx_u" false "$1" "$2" "$3" \
+				"$(awk -v o="$_bx_c" -v b="$_bx_b" 'BEGIN { printf "%.2f", o / (b / 1048576) }')"
+		done
+		_bn_xn=$((_bn_xn + 1))
+	done
+}
+
 bench_net_domU() {
 	# shellcheck disable=SC2086 # word splitting intended: the two variants
 	set -- $BN_VARIANTS
@@ -173,7 +230,7 @@ bench_net_domU() {
 		fail bench-net/sweep "not run"
 		return
 	fi
-	_bn_bad=0 _bn_n=0 _bn_rep=1 _bn_cur=$_bn_first
+	_bn_bad=0 _bn_n=0 _bn_xn=0 _bn_rep=1 _bn_cur=$_bn_first
 	while [ "$_bn_rep" -le "$BN_REPS" ]; do
 		# ABBA: the baseline first in odd pairs, second in even ones
 		_bn_order=$BN_VARIANTS
@@ -202,11 +259,12 @@ bench_net_domU() {
 				esac
 				_bn_n=$((_bn_n + 1))
 			done
+			[ "$BN_XEN" = 0 ] || bn_traced "$_bn_drv" "$_bn_p" "$_bn_rep"
 		done
 		_bn_rep=$((_bn_rep + 1))
 	done
 	bn_unload || echo "bench-net: final unbind or rmmod failed"
 	_bn_trouble=$(dmesg | grep -cE '(^|[^A-Za-z_])(BUG|WARNING|Oops)([^A-Za-z_]|$)|Call Trace|general protection|soft lockup|hung task')
-	if [ "$_bn_bad" = 0 ]; then pass bench-net/sweep "$_bn_n runs: $BN_REPS pairs x {$BN_VARIANTS} x {$BN_WORKLOADS}, ${BN_RUNTIME}s each; dmesg: $_bn_trouble kernel trouble line(s)"
+	if [ "$_bn_bad" = 0 ]; then pass bench-net/sweep "$_bn_n runs and $_bn_xn traced: $BN_REPS pairs x {$BN_VARIANTS} x {$BN_WORKLOADS}, ${BN_RUNTIME}s each; dmesg: $_bn_trouble kernel trouble line(s)"
 	else fail bench-net/sweep "$_bn_bad run(s) or switch(es) produced no number; dmesg: $_bn_trouble kernel trouble line(s)"; fi
 }
