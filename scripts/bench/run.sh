@@ -101,7 +101,7 @@ echo "samples: $out/samples.jsonl ($(wc -l <"$out/samples.jsonl") lines)"
 echo "kernel $("$root/tests/lab/lab" --arch $arch kver | xargs), Xen under QEMU TCG: compare variants within this run only"
 echo
 ropts=()
-[ "$bench" != net ] && [ "$bench" != blk ] || ropts=(--margin "${BENCH_MARGIN:-0.90}" --raw)
+[ "$bench" != net ] && [ "$bench" != blk ] && [ "$bench" != arm64 ] || ropts=(--margin "${BENCH_MARGIN:-0.90}" --raw)
 [ "$bench" != netpairs ] || ropts=(--margin "${BENCH_MARGIN:-1.0}" --raw)
 [ "$bench" != qspl ] || ropts=(--margin "${BENCH_MARGIN:-1.0}" --plot-metric acq_per_s)
 # report.args keeps report.py's options, so `make bench-tables` prints the

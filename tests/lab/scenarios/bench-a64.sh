@@ -7,14 +7,23 @@
 # named), the stock xen-blkfront against xen-blkfront-64k, both with
 # persistent grants, in paired alternating runs in one boot.
 #
-# Per run: dom0 detaches xvda, the domU drops its caches and reads
-# MemFree, loads the variant's driver, dom0 attaches xvda again; then
+# Per run: dom0 detaches xvda, the domU drops its caches and counts its
+# free pages, loads the variant's driver, dom0 attaches xvda again; then
 # xps-verify writes and verifies 64 MB in 1 MB (default) blocks with 4
-# threads. MemFree is read again afterwards, caches dropped.
+# threads. The free pages are counted again afterwards, caches dropped.
+#
+# The free pages: the page allocator's own counts, after
+# /proc/sys/vm/stat_refresh folded every CPU's pending counter updates
+# into them: /proc/zoneinfo's "pages free" of every zone plus the pages
+# on the per-CPU free lists ("count:" of every pageset), which MemFree
+# leaves out (with 64 KB pages a per-CPU list holds megabytes, and
+# MemFree alone once gave ours less than its own pool, 2026-12-01).
 #
 # Samples (XPS-SAMPLE, scripts/bench/report.py):
-#   mem_kb       MemFree lost to the connected, exercised driver: its grant
-#                pages and everything else it allocated (lower is better)
+#   mem_kb       free memory lost to the connected, exercised driver: its
+#                grant pages and everything else it allocated (lower is
+#                better)
+#   memfree_kb   the same by MemFree alone, as before
 #   pool_kb      ours only: grant-pool pages x PAGE_SIZE
 #   pool_grants  ours only: the 4 KB grants those pages carry
 #   write_mbps, verify_mbps   the pattern's throughput
@@ -61,10 +70,21 @@ bench_a64_rpc() {
 	esac
 }
 
-ba_memfree() { sync; echo 3 >/proc/sys/vm/drop_caches; awk '$1 == "MemFree:" { print $2 }' /proc/meminfo; }
+# ba_free: "FREE_KB MEMFREE_KB" after dropping the caches: the free
+# pages as above, and MemFree
+ba_free() {
+	sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
+	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	awk -v kb="$(awk '/^KernelPageSize:/ { print $2; exit }' /proc/self/smaps)" \
+		'FILENAME ~ /zoneinfo/ && $1 == "pages" && $2 == "free" { f += $3 }
+		 FILENAME ~ /zoneinfo/ && $1 == "count:" { f += $2 }
+		 FILENAME ~ /meminfo/ && $1 == "MemFree:" { m = $2 }
+		 END { printf "%d %d\n", f * kb, m }' /proc/zoneinfo /proc/meminfo
+}
 ba_busname() { case "$1" in xen-blkfront) echo vbd ;; *) echo vbd-64k ;; esac; }
 
-# ba_variant DRIVER:P=V+P=V: detach, MemFree, load, attach; sets BA_MEM0.
+# ba_variant DRIVER:P=V+P=V: detach, free memory, load, attach; sets
+# BA_MEM0 (ba_free's two figures).
 ba_variant() {
 	_drv=${1%%:*} _params=
 	case "$1" in *:*) _params=$(echo "${1#*:}" | tr + ' ') ;; esac
@@ -74,7 +94,7 @@ ba_variant() {
 	for _m in xen-blkfront xen-blkfront-64k xen-grant-pool; do
 		! lsmod | grep -q "^$(echo $_m | tr - _) " || rmmod "$_m" || return 1
 	done
-	BA_MEM0=$(ba_memfree)
+	BA_MEM0=$(ba_free)
 	# shellcheck disable=SC2086
 	modprobe "$_drv" $_params || { echo "bench-a64: modprobe $_drv $_params failed"; return 1; }
 	_r=$(rpc attach)
@@ -110,8 +130,10 @@ bench_a64_domU() {
 			fi
 			_w=$(echo "$_o" | sed -n 's/^write:.*(\([0-9.]*\) MB\/s).*/\1/p')
 			_r=$(echo "$_o" | sed -n 's/^verify:.*(\([0-9.]*\) MB\/s).*/\1/p')
-			_mem=$(( BA_MEM0 - $(ba_memfree) ))
-			ba_sample "$_b" mem_kb kB false "$_drv" "$_rep" "$_mem"
+			# shellcheck disable=SC2086,SC2046 # two figures, before and after
+			set -- $BA_MEM0 $(ba_free)
+			ba_sample "$_b" mem_kb kB false "$_drv" "$_rep" $(($1 - $3))
+			ba_sample "$_b" memfree_kb kB false "$_drv" "$_rep" $(($2 - $4))
 			ba_sample "$_b" write_mbps MB/s true "$_drv" "$_rep" "$_w"
 			ba_sample "$_b" verify_mbps MB/s true "$_drv" "$_rep" "$_r"
 			ba_sample "$_b" request_kb kB true "$_drv" "$_rep" "$(cat /sys/block/xvda/queue/max_hw_sectors_kb)"
