@@ -187,6 +187,30 @@ xt_grant_ops() {
 	echo " $1 " | tr ' ' '\n' | awk -F= '$1 ~ /^(copy|map|unmap|other)$/ { s += $2 } END { print s + 0 }'
 }
 
+# xs_await PATH PATTERN SECS: either side; waits on a xenstore watch
+# (no polling: a poll costs an idle domain CPU under TCG) until PATH's
+# value matches the case PATTERN, prints it; fails after SECS.  The
+# watch writes into a fifo, so that it can be ended: a pipeline from it
+# would wait for its next event forever.  A value written before the
+# watch was set is seen too (a new watch fires once at once).
+xs_await() {
+	_xf=$(mktemp -u /tmp/xs-await.XXXXXX) && mkfifo "$_xf" || return 1
+	xenstore-watch "$1" >"$_xf" 2>/dev/null &
+	_xw=$!
+	# (not on stdout: its sleep would hold a caller's $(...) open)
+	( sleep "$3"; kill "$_xw" 2>/dev/null ) >/dev/null 2>&1 &
+	_xk=$!
+	_xv='' _xok=
+	while read -r _; do
+		_xv=$(xenstore-read "$1" 2>/dev/null)
+		# shellcheck disable=SC2254 # PATTERN is a pattern
+		case "$_xv" in $2) _xok=1; break ;; esac
+	done <"$_xf"
+	kill "$_xw" "$_xk" 2>/dev/null
+	rm -f "$_xf"
+	[ -n "$_xok" ] && echo "$_xv"
+}
+
 xs_put() { # dom0 side: xs_put DOMID RELPATH VALUE (readable by the domU)
 	xenstore-write "/local/domain/$1/$2" "$3" && xenstore-chmod "/local/domain/$1/$2" "n$1"
 }

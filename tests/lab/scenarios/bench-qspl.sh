@@ -122,20 +122,7 @@ bench_qspl_rpc() {
 		_q=$(xl domid qn 2>/dev/null) || { RPC_REPLY="error reason=no-qn"; return; }
 		xs_put "$_q" data/xps/turn "$3${4:+ $4}"
 		[ "$3" != end ] || { RPC_REPLY=ok; return; }
-		# (a fifo, so that killing the watch ends the loop: at the
-		# answer, or after 250 s without one)
-		_f=/run/xps/qn-turn.fifo _p=/local/domain/$_q/data/xps/turn-done _d=
-		rm -f "$_f"; mkfifo "$_f"
-		xenstore-watch "$_p" >"$_f" 2>/dev/null &
-		_wp=$!
-		( sleep 250; kill "$_wp" 2>/dev/null ) &
-		_kp=$!
-		while read -r _; do
-			_d=$(xenstore-read "$_p" 2>/dev/null)
-			case "$_d" in "$3 $4 "*) break ;; esac
-		done <"$_f"
-		kill "$_wp" "$_kp" 2>/dev/null
-		rm -f "$_f"
+		_d=$(xs_await "/local/domain/$_q/data/xps/turn-done" "$3 $4 *" 250)
 		case "$_d" in "$3 $4 "*) RPC_REPLY=${_d#"$3 $4 "} ;; *) RPC_REPLY="error reason=qn-no-answer" ;; esac ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
@@ -315,26 +302,15 @@ qn_main() {
 }
 
 # qb_rpc_watch CMD [ARGS]: rpc (lib.sh), its reply awaited on a xenstore
-# watch instead of a look every RPC_POLL seconds, so that qb idles while
+# watch (xs_await, lib.sh) instead of a look every RPC_POLL seconds, so that qb idles while
 # qn measures (a look every 2 s left qn's runs 3-9 % less CPU than
 # qb's, 2026-12-05); "rpc-timeout" after 300 s
 qb_rpc_watch() {
 	_seq=$(( $(cat /tmp/xps.rpcseq 2>/dev/null || echo 0) + 1 ))
 	echo "$_seq" >/tmp/xps.rpcseq
-	_ap=/local/domain/$(xenstore-read domid)/data/xps/ack
-	rm -f /tmp/qb.watch; mkfifo /tmp/qb.watch
-	xenstore-watch "$_ap" >/tmp/qb.watch 2>/dev/null &
-	_wp=$!
-	# (not on stdout: its sleep would hold a caller's $(...) open)
-	( sleep 300; kill "$_wp" 2>/dev/null ) >/dev/null 2>&1 &
-	_kp=$!
 	xenstore-write data/xps/req "$_seq $*"
-	_ok=
-	while read -r _; do
-		[ "$(xenstore-read data/xps/ack 2>/dev/null)" != "$_seq" ] || { _ok=1; break; }
-	done </tmp/qb.watch
-	kill "$_wp" "$_kp" 2>/dev/null
-	[ -n "$_ok" ] || { echo rpc-timeout; return 1; }
+	xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" 300 >/dev/null ||
+		{ echo rpc-timeout; return 1; }
 	xenstore-read data/xps/res
 }
 
