@@ -187,6 +187,14 @@ xt_grant_ops() {
 	echo " $1 " | tr ' ' '\n' | awk -F= '$1 ~ /^(copy|map|unmap|other)$/ { s += $2 } END { print s + 0 }'
 }
 
+# vif_bytes: dom0 side; "RX TX", the bytes dom0's vifs received from
+# and sent to their guests, summed over every vif (bench-net and
+# bench-netpairs count them around a traced run)
+vif_bytes() {
+	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f ", s }'
+	cat /sys/class/net/vif*/statistics/tx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
 # xs_await PATH PATTERN SECS: either side; waits on a xenstore watch
 # (no polling: a poll costs an idle domain CPU under TCG) until PATH's
 # value matches the case PATTERN, prints it; fails after SECS.  The

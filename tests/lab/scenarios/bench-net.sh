@@ -78,12 +78,6 @@ bench_net_domU_cfg() {
 	echo "vcpus = 2"
 }
 
-# bn_vif_bytes: "RX TX" bytes of dom0's vifs, summed
-bn_vif_bytes() {
-	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f ", s }'
-	cat /sys/class/net/vif*/statistics/tx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
-}
-
 # xt-start: xt_start, and the vifs' bytes; xt-stop: "ok rx=<bytes>
 # tx=<bytes> <xps-xtcount's counts>", the bytes dom0's vifs received and
 # sent meanwhile
@@ -91,10 +85,10 @@ bench_net_rpc() {
 	case "$2" in
 	xt-start)
 		xt_start
-		bn_vif_bytes >/run/xps/xt/bytes0 ;;
+		vif_bytes >/run/xps/xt/bytes0 ;;
 	xt-stop)
 		# shellcheck disable=SC2046 # "RX TX" twice
-		set -- $(cat /run/xps/xt/bytes0 2>/dev/null || echo 0 0) $(bn_vif_bytes)
+		set -- $(cat /run/xps/xt/bytes0 2>/dev/null || echo 0 0) $(vif_bytes)
 		xt_stop
 		case "$RPC_REPLY" in ok*) RPC_REPLY="ok rx=$(($3 - $1)) tx=$(($4 - $2)) ${RPC_REPLY#ok }" ;; esac ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;

@@ -119,20 +119,17 @@ bp_switch() {
 	RPC_REPLY="ok $_n vif(s) on $1${_e:+, bind failed:$_e}"
 }
 
-# bp_vif_rx: bytes dom0's vifs received from their guests, summed
-bp_vif_rx() {
-	cat /sys/class/net/vif*/statistics/rx_bytes 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
-}
-
 # bp_xt_start: xt_start (lib.sh), and the vifs' byte count at the start
 bp_xt_start() {
 	xt_start
-	bp_vif_rx >/run/xps/xt/rx0
+	vif_bytes >/run/xps/xt/bytes0
 }
 
 # bp_xt_stop: "ok bytes=<vif rx bytes> <xps-xtcount's counts>"
 bp_xt_stop() {
-	_b=$(( $(bp_vif_rx) - $(cat /run/xps/xt/rx0 2>/dev/null || echo 0) ))
+	# shellcheck disable=SC2046 # "RX TX" twice
+	set -- $(cat /run/xps/xt/bytes0 2>/dev/null || echo 0 0) $(vif_bytes)
+	_b=$(($3 - $1))
 	xt_stop
 	case "$RPC_REPLY" in ok*) RPC_REPLY="ok bytes=$_b ${RPC_REPLY#ok }" ;; esac
 }
