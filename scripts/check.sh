@@ -58,6 +58,7 @@ run_step() {
 		tests/lab/tools/test-xtcount.sh || r=1
 		tests/lab/tools/test-insn.sh || r=1
 		tests/lab/test-bench-netpairs.sh || r=1
+		tests/lab/test-bench-build.sh || r=1
 		tests/lab/test-rpc-serve.sh || r=1
 		return $r ;;
 	style)	scripts/style.sh ;;

@@ -10,8 +10,9 @@ pkgs=(
 	# build and static checks
 	make gcc libc6-dev linux-headers-amd64 sparse dwarves linux-source-6.1
 	git kmod python3 shellcheck
-	# the host tests of the lab's shell (dash; ps for test-rpc-serve.sh)
-	dash procps
+	# the host tests of the lab's shell (dash; ps for test-rpc-serve.sh;
+	# tcc for test-bench-build.sh, the compiler of bench-blk's domU)
+	dash procps tcc
 	# model checking (qspinlock-pv's wait/kick handshake)
 	spin
 	# the QEMU lab: Xen and the guests' kernels are unpacked, not installed

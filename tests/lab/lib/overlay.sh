@@ -93,8 +93,7 @@ overlay_build() {
 	local cc='' s
 	for s in "$@"; do [ "$(scenario_var "$s" domU_cc)" = 1 ] && cc=1; done
 	if [ -n "$cc" ]; then
-		(cd "$LAB_DIR/../.." && git ls-files include src/grant-pool src/blkfront tests/unit |
-			grep -E '\.[ch]$|Makefile$' | tar -cf "$work/o-domU/xps/project.tar" -T -) ||
+		"$LAB_DIR/tools/pack-project.sh" "$work/o-domU/xps/project.tar" ||
 			die "cannot pack the build workload's project"
 	fi
 	{ cat "$img/domU-base.cpio"; [ -z "$cc" ] || cat "$img/domU-cc.cpio"; cpio_of "$work/o-domU"; } >"$work/o-dom0/xps/domU.cpio"

@@ -18,7 +18,8 @@
 #                 (repeated builds, median and spread): on ext4 on xvdb (a
 #                 loop device in dom0), caches dropped, unpack a small C
 #                 project (the suite's own userspace unit tests and pure
-#                 driver code, 40 files) and build its six test programs
+#                 driver code, as tools/pack-project.sh packs it) and build
+#                 six of its test programs (its Makefile's bench-build)
 #                 with tcc and make -j2, then sync; seconds, two builds per
 #                 variant and pair (so 10 over 5 pairs); one of each
 #                 build's programs must run and pass
@@ -150,9 +151,7 @@ bb_build() {
 	rm -rf /mnt/bb/w; sync; echo 3 >/proc/sys/vm/drop_caches
 	_t=$(up)
 	mkdir /mnt/bb/w && tar -xf /xps/project.tar -C /mnt/bb/w &&
-		make -s -j2 -C /mnt/bb/w/tests/unit CC=tcc CFLAGS="-I../../include -Ishim -I." \
-			build/xgp_test_p12 build/xgp_test_p14 build/xgp_test_p16 \
-			build/blk_test_p12 build/blk_test_p14 build/blk_test_p16 >/tmp/bb-build.log 2>&1 &&
+		make -s -j2 -C /mnt/bb/w/tests/unit CC=tcc bench-build >/tmp/bb-build.log 2>&1 &&
 		sync || { echo "bench-blk: build failed: $(tail -n 3 /tmp/bb-build.log | tr '\n' ' ')" >&2; return 1; }
 	_s=$(awk -v a="$_t" -v b="$(up)" 'BEGIN { printf "%.2f", b - a }')
 	# the programs built must be real: the quickest (3 s under TCG; all
