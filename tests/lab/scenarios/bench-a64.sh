@@ -28,6 +28,10 @@
 #   pool_grants  ours only: the 4 KB grants those pages carry
 #   write_mbps, verify_mbps   the pattern's throughput
 #   request_kb   the queue's max_hw_sectors_kb (the largest request)
+#   backend_rd_kb, backend_wr_kb   KB per request as blkback received them
+#                (its statistics of xvda in dom0, rd_sect / rd_req and
+#                wr_sect / wr_req, around the xps-verify run): the request
+#                sizes measured outside both frontends
 
 BA_SIZES=$(echo "${XPS_SCN_BENCH_SIZES:-64k}" | tr , ' ')
 bench_a64_steps="cpu-selfcheck $(for _s in $BA_SIZES; do printf 'attach-%s sweep-%s ' "$_s" "$_s"; done)"
@@ -66,8 +70,20 @@ bench_a64_rpc() {
 		else
 			RPC_REPLY="error reason=block-attach $(tr '\n' ' ' </tmp/ba-attach.log | cut -c1-120)"
 		fi ;;
+	bstat)	# blkback's statistics of xvda: "rd_req rd_sect wr_req wr_sect"
+		_st=/sys/bus/xen-backend/devices/vbd-$_dom-51712/statistics
+		RPC_REPLY=$(cat "$_st/rd_req" "$_st/rd_sect" "$_st/wr_req" "$_st/wr_sect" 2>/dev/null | xargs)
+		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
 	*)	RPC_REPLY=unknown-request ;;
 	esac
+}
+
+# ba_reqkb B0 B1: "READ_KB WRITE_KB", the mean KB per read and per write
+# request blkback served between two bstat replies (sectors of 512
+# bytes); nothing when either is no reply or a direction saw no request
+ba_reqkb() {
+	echo "$1 $2" | awk 'NF == 8 && $5 > $1 && $7 > $3 {
+		printf "%.1f %.1f\n", ($6 - $2) / 2 / ($5 - $1), ($8 - $4) / 2 / ($7 - $3) }'
 }
 
 # ba_free: "FREE_KB MEMFREE_KB" after dropping the caches: the free
@@ -125,11 +141,16 @@ bench_a64_domU() {
 			if ! ba_variant "$_v"; then _bad=$((_bad + 1)); continue; fi
 			_drv=${_v%%:*}
 			_b="a64-$_ps"
+			_b0=$(rpc bstat)
 			if ! _o=$(xps-verify -f /dev/xvda -o 0 -s 64M -b "$BA_BS" -a 4096 -j 4 -S $((_rep * 10 + _n))); then
 				echo "bench-a64: $_v run $_rep: $_o"; _bad=$((_bad + 1)); continue
 			fi
 			_w=$(echo "$_o" | sed -n 's/^write:.*(\([0-9.]*\) MB\/s).*/\1/p')
 			_r=$(echo "$_o" | sed -n 's/^verify:.*(\([0-9.]*\) MB\/s).*/\1/p')
+			_kb=$(ba_reqkb "$_b0" "$(rpc bstat)")
+			if [ -z "$_kb" ]; then
+				echo "bench-a64: $_v run $_rep: no blkback statistics ($_b0)"; _bad=$((_bad + 1)); continue
+			fi
 			# shellcheck disable=SC2086,SC2046 # two figures, before and after
 			set -- $BA_MEM0 $(ba_free)
 			ba_sample "$_b" mem_kb kB false "$_drv" "$_rep" $(($1 - $3))
@@ -137,6 +158,8 @@ bench_a64_domU() {
 			ba_sample "$_b" write_mbps MB/s true "$_drv" "$_rep" "$_w"
 			ba_sample "$_b" verify_mbps MB/s true "$_drv" "$_rep" "$_r"
 			ba_sample "$_b" request_kb kB true "$_drv" "$_rep" "$(cat /sys/block/xvda/queue/max_hw_sectors_kb)"
+			ba_sample "$_b" backend_rd_kb kB true "$_drv" "$_rep" "${_kb% *}"
+			ba_sample "$_b" backend_wr_kb kB true "$_drv" "$_rep" "${_kb#* }"
 			if [ "$_drv" = xen-blkfront-64k ]; then
 				_pp=$(awk '$1 == "pages_live" { print $2 }' /sys/kernel/debug/xen-grant-pool/stats)
 				_pg=$(awk '$1 == "grants_live" { print $2 }' /sys/kernel/debug/xen-grant-pool/stats)
