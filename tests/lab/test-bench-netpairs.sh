@@ -19,7 +19,7 @@ command -v dash >/dev/null || { echo "FAIL: lab/bench-netpairs/setup dash is not
 
 mkdir -p "$sim/bin"
 # The fake dom0. rpc() writes "SEQ CMD ARGS" to data/xps/req, waits for
-# data/xps/ack = SEQ and reads data/xps/res. For tcp:N it answers for
+# data/xps/ack = SEQ (on a watch) and reads data/xps/res. For tcp:N it answers for
 # pa1..paN (pa1's own value first, then the others', as dom0 lists them),
 # for everything else pa1's value and "ok" for the other domUs.
 cat >"$sim/bin/xenstore-write" <<'EOF'
@@ -31,7 +31,8 @@ cat >"$sim/bin/xenstore-read" <<'EOF'
 #!/bin/sh
 set -- "$1" $(cat "$SIM/req")
 case "$1" in
-data/xps/ack) echo "$2" ;;
+domid) echo 5 ;;
+*data/xps/ack) echo "$2" ;;
 data/xps/res)
 	shift 2
 	case "$1" in
@@ -55,6 +56,13 @@ data/xps/res)
 	*) echo ok ;;
 	esac ;;
 esac
+EOF
+# rpc awaits its ack on a watch (xs_await): fired once when set, as
+# xenstored's are, then nothing
+cat >"$sim/bin/xenstore-watch" <<'EOF'
+#!/bin/sh
+echo "$1"
+exec sleep 60
 EOF
 # iperf3 as the guests' reports it: a TCP or a UDP receiver line, or
 # (IPERF_UDP=garbled) a UDP line with no datagram count

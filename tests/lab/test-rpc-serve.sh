@@ -18,6 +18,14 @@
 #   replied   rpc_replied returns once the domain asks beyond the request
 #             (it has read the reply), and fails, after its time, when
 #             the domain never asks again
+# and the domU's side, rpc, against it (relative paths are the domain's):
+#   rpc       a request is answered at once: rpc waits on a watch of its
+#             ack, not a slice of RPC_SLICE seconds (10); nothing of it
+#             (the watch, its timer's sleep) is left running after
+#   reask     a request lost before dom0 saw it (as across a save) is
+#             asked again after a slice, and answered
+#   timeout   no answer: "rpc-timeout" and failure after RPC_WAIT
+#             seconds, no watch or timer of it left behind
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=$(mktemp -d)
@@ -25,18 +33,23 @@ fails=0
 command -v dash >/dev/null || { echo "FAIL: lab/rpc-serve/setup dash is not installed"; exit 1; }
 
 mkdir -p "$sim/bin" "$sim/run"; : >"$sim/calls"
+# (a path not starting with / is the domain's, SIM_HOME, as in a domU;
+# every write fires the watches, as xenstored's would)
 cat >"$sim/bin/xenstore-read" <<'EOS'
 #!/bin/sh
-[ -f "$SIM/store$1" ] || exit 1
-cat "$SIM/store$1"
+p=$1; case "$p" in /*) ;; *) p=$SIM_HOME/$p ;; esac
+[ -f "$SIM/store$p" ] || exit 1
+cat "$SIM/store$p"
 EOS
 cat >"$sim/bin/xenstore-exists" <<'EOS'
 #!/bin/sh
-[ -e "$SIM/store$1" ]
+p=$1; case "$p" in /*) ;; *) p=$SIM_HOME/$p ;; esac
+[ -e "$SIM/store$p" ]
 EOS
 cat >"$sim/bin/xenstore-write" <<'EOS'
 #!/bin/sh
-mkdir -p "$(dirname "$SIM/store$1")" && echo "$2" >"$SIM/store$1"
+p=$1; case "$p" in /*) ;; *) p=$SIM_HOME/$p ;; esac
+mkdir -p "$(dirname "$SIM/store$p")" && echo "$2" >"$SIM/store$p" && echo "$p" >>"$SIM/events"
 EOS
 cat >"$sim/bin/xenstore-chmod" <<'EOS'
 #!/bin/sh
@@ -144,5 +157,66 @@ if [ -z "$early" ] && [ "$(cat "$sim/replied")" = rc=0 ] && [ "$never" = 1 ]; th
 else
 	result replied bad "before request 4: '${early:-still waiting}', after: '$(cat "$sim/replied")', no request beyond 4: rc=$never"
 fi
+
+# The domU's side: domU_rpc ID [VAR=VALUE...] CMD [ARGS]: rpc under dash
+# as domain ID would run it, in a session of its own; prints "rc=RC
+# secs=S reply=REPLY left=" and what of the session still runs 0.3 s
+# after (nothing: no watch, timer or sleep of rpc left behind)
+domU_rpc() {
+	local id=$1; shift
+	local vars=()
+	while [[ $1 == [A-Z]*=* ]]; do vars+=("$1"); shift; done
+	# shellcheck disable=SC2016 # expanded by dash and bash -c
+	setsid -w bash -c 'echo $$ >"$1"; shift; exec "$@"' sh "$sim/sess-$id" \
+		env SIM="$sim" SIM_HOME="/local/domain/$id" PATH="$sim/bin:$PATH" \
+		RPC_SEQFILE="$sim/rpcseq-$id" "${vars[@]}" dash -c '
+		. "$1/guest/lib.sh"; shift
+		t0=$(date +%s%N); r=$(rpc "$@"); rc=$?
+		t=$(( ($(date +%s%N) - t0) / 10000000 ))
+		echo "rc=$rc secs=$((t / 100)).$((t / 10 % 10)) reply=$r"' sh "$here" "$@"
+	sleep 0.3
+	echo "left=$(ps -eo sess=,stat=,args= | awk -v s="$(cat "$sim/sess-$id")" '$1 == s && $2 !~ /^Z/ { $1 = $2 = ""; print }' | tr -s ' \n' ' ')"
+}
+# stop_serve ID: the domain goes (its tree and a watch event), so that
+# rpc_serve ends with its watcher and ticker
+stop_serve() {
+	rm -rf "$sim/store/local/domain/$1"
+	echo "/local/domain/$1/domid" >>"$sim/events"
+	ended || kill "$serve" 2>/dev/null
+	wait "$serve" 2>/dev/null
+}
+: >"$sim/calls"
+start_serve 30.5 10
+out=$(domU_rpc 10 ping 1 2 | tr '\n' ' ')
+case "$out" in
+"rc=0 secs="[0-2].*" reply=did ping left= ") result rpc ok "$out";;
+*) result rpc bad "$out (expected an answer within 3 s)";;
+esac
+stop_serve 10
+
+# reask: the request written while dom0 does not serve is lost before it
+# looks (its node removed), then dom0 serves
+rm -rf "$sim/store/local/domain/11"; mkdir -p "$sim/store/local/domain/11"; echo 11 >"$sim/store/local/domain/11/domid"
+domU_rpc 11 RPC_SLICE=1 RPC_WAIT=20 ping >"$sim/reask" &
+rq=$!
+sleep 0.5; rm -f "$sim/store/local/domain/11/data/xps/req"
+start_serve 30.5 11
+wait "$rq"
+case "$(cat "$sim/reask")" in
+"rc=0 "*"reply=did ping"?"left=") result reask ok "$(cat "$sim/reask" | tr '\n' ' ')";;
+*) result reask bad "$(cat "$sim/reask") (expected the request asked again and answered)";;
+esac
+stop_serve 11
+
+# timeout: nobody serves domain 12
+mkdir -p "$sim/store/local/domain/12"; echo 12 >"$sim/store/local/domain/12/domid"
+fifos() { find /tmp -maxdepth 1 -name 'xs-await.*' 2>/dev/null | sort; }
+fifos >"$sim/fifos0"
+out=$(domU_rpc 12 RPC_SLICE=1 RPC_WAIT=2 ping | tr '\n' ' ')
+[ -z "$(fifos | comm -13 "$sim/fifos0" -)" ] || out="$out (a fifo left in /tmp)"
+case "$out" in
+"rc=1 secs="[2-3].*" reply=rpc-timeout left= ") result timeout ok "$out";;
+*) result timeout bad "$out (expected rpc-timeout after 2 s, nothing left)";;
+esac
 
 exit $((fails > 0))

@@ -121,21 +121,23 @@ cpu_selfcheck() {
 # The domU writes data/xps/req = "<seq> <cmd> <args>"; dom0 runs the
 # scenario's handler and writes data/xps/res then data/xps/ack = <seq>.
 rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
-	# (RPC_POLL: seconds between looks for the reply, 0.5; the timeout
-	# is 600 looks, the request asked again every 20)
-	# The sequence number lives in a file: rpc is often called inside $(),
-	# a subshell whose variables do not survive.
-	_seq=$(( $(cat /tmp/xps.rpcseq 2>/dev/null || echo 0) + 1 ))
-	echo "$_seq" >/tmp/xps.rpcseq
-	xenstore-write data/xps/req "$_seq $*"
-	_n=0
-	while [ "$(xenstore-read data/xps/ack 2>/dev/null)" != "$_seq" ]; do
-		_n=$((_n + 1)); [ $_n -lt 600 ] || { echo "rpc-timeout"; return 1; }
-		# Asked again every 10 s: a request written just before a save
-		# or migration is not in the new domain's data/ area.  dom0
-		# serves each sequence number once.
-		[ $((_n % 20)) != 0 ] || xenstore-write data/xps/req "$_seq $*"
-		sleep "${RPC_POLL:-0.5}"
+	# Waits on a xenstore watch of its ack (xs_await), in slices of
+	# RPC_SLICE seconds (10), and asks again after each: a request
+	# written just before a save or migration is not in the new
+	# domain's data/ area, and the watch, on the old domain's path, does
+	# not survive it.  dom0 serves each sequence number once.  After
+	# RPC_WAIT seconds (300): "rpc-timeout".  (It looked for the ack
+	# every 0.5 s until 2026-12-05: an idle domU waiting on dom0 then
+	# cost CPU the measuring domU of a benchmark needed.)
+	# The sequence number lives in a file (RPC_SEQFILE, for the host's
+	# tests): rpc is often called inside $(), a subshell whose variables
+	# do not survive.
+	_seq=$(( $(cat "${RPC_SEQFILE:-/tmp/xps.rpcseq}" 2>/dev/null || echo 0) + 1 ))
+	echo "$_seq" >"${RPC_SEQFILE:-/tmp/xps.rpcseq}"
+	_n=$(( ${RPC_WAIT:-300} / ${RPC_SLICE:-10} ))
+	until xenstore-write data/xps/req "$_seq $*" &&
+	      xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" "${RPC_SLICE:-10}" >/dev/null; do
+		_n=$((_n - 1)); [ $_n -gt 0 ] || { echo "rpc-timeout"; return 1; }
 	done
 	xenstore-read data/xps/res
 }
@@ -205,8 +207,10 @@ xs_await() {
 	_xf=$(mktemp -u /tmp/xs-await.XXXXXX) && mkfifo "$_xf" || return 1
 	xenstore-watch "$1" >"$_xf" 2>/dev/null &
 	_xw=$!
-	# (not on stdout: its sleep would hold a caller's $(...) open)
-	( sleep "$3"; kill "$_xw" 2>/dev/null ) >/dev/null 2>&1 &
+	# (not on stdout: its sleep would hold a caller's $(...) open; its
+	# sleep is killed with it, not left for SECS per call)
+	( trap 'kill "$_xs" 2>/dev/null; exit 0' TERM
+	  sleep "$3" & _xs=$!; wait "$_xs"; kill "$_xw" 2>/dev/null ) >/dev/null 2>&1 &
 	_xk=$!
 	_xv='' _xok=
 	while read -r _; do

@@ -208,11 +208,11 @@ qb_run() {
 	else
 		echo 0 >"$QS_DIR/workload" && echo 200 >"$QS_DIR/cs_ns" && echo 500 >"$QS_DIR/think_ns"
 	fi || return 1
-	# (dom0 answers at once; a short poll keeps the window tight)
-	QB_C0=$(RPC_POLL=0.05 rpc cpu) QB_S0=$(qb_stat)
+	# (dom0 answers at once, and rpc waits on a watch: the window is tight)
+	QB_C0=$(rpc cpu) QB_S0=$(qb_stat)
 	timeout $((QB_RUNTIME + 120)) sh -c "echo 1 >$QS_DIR/run"
 	_rc=$?
-	QB_S1=$(qb_stat) QB_C1=$(RPC_POLL=0.05 rpc cpu)
+	QB_S1=$(qb_stat) QB_C1=$(rpc cpu)
 	[ $_rc = 0 ] && [ "$(qs_r violations)" = 0 ] && [ "$(qs_r lost_updates)" = 0 ] &&
 		[ -n "$(qs_r acquisitions_per_s)" ]
 }
@@ -301,23 +301,10 @@ qn_main() {
 	rmmod qspinlock-pv 2>/dev/null
 }
 
-# qb_rpc_watch CMD [ARGS]: rpc (lib.sh), its reply awaited on a xenstore
-# watch (xs_await, lib.sh) instead of a look every RPC_POLL seconds, so that qb idles while
-# qn measures (a look every 2 s left qn's runs 3-9 % less CPU than
-# qb's, 2026-12-05); "rpc-timeout" after 300 s
-qb_rpc_watch() {
-	_seq=$(( $(cat /tmp/xps.rpcseq 2>/dev/null || echo 0) + 1 ))
-	echo "$_seq" >/tmp/xps.rpcseq
-	xenstore-write data/xps/req "$_seq $*"
-	xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" 300 >/dev/null ||
-		{ echo rpc-timeout; return 1; }
-	xenstore-read data/xps/res
-}
-
 # qb_turn LEVEL REP: qn's turn (when there is a qn); prints what failed
 qb_turn() {
 	[ "$QB_NOPV" != 0 ] || return 0
-	_tr=$(qb_rpc_watch turn "$1" "$2")
+	_tr=$(rpc turn "$1" "$2")
 	[ "$_tr" = ok ] || echo " qn@$1/$2:$(echo "$_tr" | tr ' ' ,)"
 }
 
