@@ -45,7 +45,7 @@ data/xps/res)
 		n=$(( $(cat "$SIM/nbsum" 2>/dev/null || echo 0) + 1 )); echo $n >"$SIM/nbsum"
 		echo "grant_copy_ops=0 tx_memcpy_bytes=$((n * 1048576)) tx_gcopy_bytes=0" ;;
 	xt-start) echo ok ;;
-	xt-stop) echo "ok bytes=2097152 records=100 lost=0 hypercalls=50 gnttab_calls=4 copy=40 map=12 unmap=10 other=2" ;;
+	xt-stop) echo "ok rx=2097152 tx=65536 records=100 lost=0 hypercalls=50 gnttab_calls=4 copy=40 map=12 unmap=10 other=2" ;;
 	getresall)
 		a=$(sed 's/^[0-9]*://' "$SIM/action") v=$(cat "$SIM/pa1")
 		out="pa1=$v"

@@ -183,6 +183,21 @@ xt_stop() {
 	else RPC_REPLY="fail $(cat "$_x/out" "$_x/log" 2>/dev/null | head -c 160 | tr '\n' ' ')"; fi
 }
 
+# xt_vif_start, xt_vif_stop: dom0 side; xt_start and xt_stop, and the
+# bytes dom0's vifs received and sent in between (bench-net and
+# bench-netpairs divide Xen's counts by them).  xt_vif_stop's RPC_REPLY:
+# "ok rx=<bytes> tx=<bytes> <xt_stop's counts>", or xt_stop's failure.
+xt_vif_start() {
+	xt_start
+	vif_bytes >/run/xps/xt/bytes0
+}
+xt_vif_stop() {
+	# shellcheck disable=SC2046 # "RX TX" twice
+	set -- $(cat /run/xps/xt/bytes0 2>/dev/null || echo 0 0) $(vif_bytes)
+	xt_stop
+	case "$RPC_REPLY" in ok*) RPC_REPLY="ok rx=$(($3 - $1)) tx=$(($4 - $2)) ${RPC_REPLY#ok }" ;; esac
+}
+
 # xt_grant_ops COUNTS: the grant-table operations in xt_stop's counts,
 # copy + map + unmap + other
 xt_grant_ops() {

@@ -78,19 +78,12 @@ bench_net_domU_cfg() {
 	echo "vcpus = 2"
 }
 
-# xt-start: xt_start, and the vifs' bytes; xt-stop: "ok rx=<bytes>
-# tx=<bytes> <xps-xtcount's counts>", the bytes dom0's vifs received and
-# sent meanwhile
+# xt-start, xt-stop: xentrace and the vifs' bytes (xt_vif_start and
+# xt_vif_stop, lib.sh)
 bench_net_rpc() {
 	case "$2" in
-	xt-start)
-		xt_start
-		vif_bytes >/run/xps/xt/bytes0 ;;
-	xt-stop)
-		# shellcheck disable=SC2046 # "RX TX" twice
-		set -- $(cat /run/xps/xt/bytes0 2>/dev/null || echo 0 0) $(vif_bytes)
-		xt_stop
-		case "$RPC_REPLY" in ok*) RPC_REPLY="ok rx=$(($3 - $1)) tx=$(($4 - $2)) ${RPC_REPLY#ok }" ;; esac ;;
+	xt-start) xt_vif_start ;;
+	xt-stop) xt_vif_stop ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
 }

@@ -119,26 +119,11 @@ bp_switch() {
 	RPC_REPLY="ok $_n vif(s) on $1${_e:+, bind failed:$_e}"
 }
 
-# bp_xt_start: xt_start (lib.sh), and the vifs' byte count at the start
-bp_xt_start() {
-	xt_start
-	vif_bytes >/run/xps/xt/bytes0
-}
-
-# bp_xt_stop: "ok bytes=<vif rx bytes> <xps-xtcount's counts>"
-bp_xt_stop() {
-	# shellcheck disable=SC2046 # "RX TX" twice
-	set -- $(cat /run/xps/xt/bytes0 2>/dev/null || echo 0 0) $(vif_bytes)
-	_b=$(($3 - $1))
-	xt_stop
-	case "$RPC_REPLY" in ok*) RPC_REPLY="ok bytes=$_b ${RPC_REPLY#ok }" ;; esac
-}
-
 bench_netpairs_rpc() {
 	case "$2" in
 	nb-switch) bp_switch "$3" ;;
-	xt-start) bp_xt_start ;;
-	xt-stop) bp_xt_stop ;;
+	xt-start) xt_vif_start ;;	# (lib.sh)
+	xt-stop) xt_vif_stop ;;
 	*) netpairs_rpc "$@" ;;
 	esac
 }
@@ -264,7 +249,7 @@ bp_traced() {
 	bp_do tcp:1 1 $((BP_RUNTIME + 120))
 	_xr=$(rpc xt-stop)
 	echo "bench-netpairs: xentrace with $1, round $2: $_xr (run:$BP_RES)"
-	_xb=$(nb_get "${_xr#ok }" bytes)
+	_xb=$(nb_get "${_xr#ok }" rx)	# the bytes the guests sent (dom0's vifs received)
 	case "$_xr" in
 	ok*) [ "$_xb" -gt 0 ] ;;
 	*) false ;;
