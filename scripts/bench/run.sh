@@ -38,6 +38,7 @@
 #   BENCH_VARIANTS  as above (default: both drivers, feature_persistent=1)
 #   BENCH_REPS      pairs of runs                   (default 5)
 #   BENCH_BS        xps-verify block sizes          (default 1m)
+#   BENCH_JOBS      xps-verify threads              (default 4)
 # net (tests/lab/scenarios/bench-net.sh): xen-netfront-pgnt against the
 # stock xen-netfront, iperf3 to dom0; the report adds, per workload, the
 # paired ratio ours/stock with its 95 % interval and a non-inferiority

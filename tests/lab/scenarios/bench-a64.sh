@@ -10,7 +10,9 @@
 # Per run: dom0 detaches xvda, the domU drops its caches and counts its
 # free pages, loads the variant's driver, dom0 attaches xvda again; then
 # xps-verify writes and verifies 64 MB in 1 MB (default) blocks with 4
-# threads. The free pages are counted again afterwards, caches dropped.
+# threads (XPS_SCN_BENCH_JOBS: 8 keeps about 2100 grants in flight, as
+# many as the stock driver holds from connect, so that ours' on-demand
+# pool grows to about the stock driver's count). The free pages are counted again afterwards, caches dropped.
 #
 # The free pages: the page allocator's own counts, after
 # /proc/sys/vm/stat_refresh folded every CPU's pending counter updates
@@ -38,6 +40,7 @@ bench_a64_steps="cpu-selfcheck $(for _s in $BA_SIZES; do printf 'attach-%s sweep
 BA_VARIANTS=$(echo "${XPS_SCN_BENCH_VARIANTS:-xen-blkfront:feature_persistent=1,xen-blkfront-64k:feature_persistent=1}" | tr , ' ')
 BA_REPS=${XPS_SCN_BENCH_REPS:-5}
 BA_BS=${XPS_SCN_BENCH_BS:-1m}
+BA_JOBS=${XPS_SCN_BENCH_JOBS:-4}
 bench_a64_domus=$(for _s in $BA_SIZES; do printf 'b%s ' "$_s"; done)
 bench_a64_budget=$(( 300 + BA_REPS * $(echo "$BA_VARIANTS" | wc -w) * 150 ))
 
@@ -142,7 +145,7 @@ bench_a64_domU() {
 			_drv=${_v%%:*}
 			_b="a64-$_ps"
 			_b0=$(rpc bstat)
-			if ! _o=$(xps-verify -f /dev/xvda -o 0 -s 64M -b "$BA_BS" -a 4096 -j 4 -S $((_rep * 10 + _n))); then
+			if ! _o=$(xps-verify -f /dev/xvda -o 0 -s 64M -b "$BA_BS" -a 4096 -j "$BA_JOBS" -S $((_rep * 10 + _n))); then
 				echo "bench-a64: $_v run $_rep: $_o"; _bad=$((_bad + 1)); continue
 			fi
 			_w=$(echo "$_o" | sed -n 's/^write:.*(\([0-9.]*\) MB\/s).*/\1/p')
