@@ -26,6 +26,8 @@
 #             asked again after a slice, and answered
 #   timeout   no answer: "rpc-timeout" and failure after RPC_WAIT
 #             seconds, no watch or timer of it left behind
+#   locals    wait_for and rpc leave the caller's _n alone (wait_for's
+#             counter was _n: bench-a64's count of 10 runs read 121)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=$(mktemp -d)
@@ -218,5 +220,16 @@ case "$out" in
 "rc=1 secs="[2-3].*" reply=rpc-timeout left= ") result timeout ok "$out";;
 *) result timeout bad "$out (expected rpc-timeout after 2 s, nothing left)";;
 esac
+
+# locals: a caller's _n survives wait_for (which polls twice) and rpc
+# (one slice of 1 s, then its timeout)
+mkdir -p "$sim/store/local/domain/13"; echo 13 >"$sim/store/local/domain/13/domid"
+# shellcheck disable=SC2016 # expanded by dash
+out=$(env SIM="$sim" SIM_HOME=/local/domain/13 PATH="$sim/bin:$PATH" RPC_SEQFILE="$sim/rpcseq-13" \
+	RPC_SLICE=1 RPC_WAIT=1 dash -c '. "$1/guest/lib.sh"
+		_n=7; wait_for 1 false; a=$_n
+		_n=7; rpc ping >/dev/null; echo "after wait_for $a, after rpc $_n"' sh "$here")
+if [ "$out" = "after wait_for 7, after rpc 7" ]; then result locals ok "$out"
+else result locals bad "$out (a caller's _n was 7)"; fi
 
 exit $((fails > 0))

@@ -43,8 +43,8 @@ kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
 
 # wait_for SECS CMD...: poll CMD every 0.5 s until it succeeds.
 wait_for() {
-	_n=$(( $1 * 2 )); shift
-	while [ "$_n" -gt 0 ]; do "$@" && return 0; sleep 0.5; _n=$((_n - 1)); done
+	_wf_n=$(( $1 * 2 )); shift
+	while [ "$_wf_n" -gt 0 ]; do "$@" && return 0; sleep 0.5; _wf_n=$((_wf_n - 1)); done
 	return 1
 }
 
@@ -134,10 +134,10 @@ rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
 	# do not survive.
 	_seq=$(( $(cat "${RPC_SEQFILE:-/tmp/xps.rpcseq}" 2>/dev/null || echo 0) + 1 ))
 	echo "$_seq" >"${RPC_SEQFILE:-/tmp/xps.rpcseq}"
-	_n=$(( ${RPC_WAIT:-300} / ${RPC_SLICE:-10} ))
+	_rpc_n=$(( ${RPC_WAIT:-300} / ${RPC_SLICE:-10} ))
 	until xenstore-write data/xps/req "$_seq $*" &&
 	      xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" "${RPC_SLICE:-10}" >/dev/null; do
-		_n=$((_n - 1)); [ $_n -gt 0 ] || { echo "rpc-timeout"; return 1; }
+		_rpc_n=$((_rpc_n - 1)); [ $_rpc_n -gt 0 ] || { echo "rpc-timeout"; return 1; }
 	done
 	xenstore-read data/xps/res
 }
