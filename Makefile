@@ -8,6 +8,8 @@
 #                           (netback-stock, smoke) and the longer
 #                           reload loops and lifecycle steps
 #   make unit               userspace unit tests (ASan + UBSan)
+#   make fuzz               the libFuzzer targets, FUZZ_SECS (600) each; what
+#                           adds coverage joins tests/fuzz/corpus/
 #   make style              checkpatch --strict on our sources
 #   make sparse             sparse (C=2) on our sources, any finding fails
 #   make w1                 W=1 build, any warning in our files fails
@@ -53,13 +55,13 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 	$(wildcard include/xen-pv-suite/*.h) \
 	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
 
-.PHONY: all modules compat clean distclean deps unit style sparse w1 matrix \
+.PHONY: all modules compat clean distclean deps unit fuzz style sparse w1 matrix \
 	lab lab-arm64 lab-images check check-full bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront bench-tables help dist packages install-src
 
 all: modules
 
 help:
-	@sed -n "3,34p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,36p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
@@ -84,12 +86,16 @@ clean:
 		| grep -v '^./.git/' | xargs rm -f
 	rm -rf $(GEN) build
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C tests/fuzz clean
 
 distclean: clean
 	rm -rf $(XPS_CACHE)
 
 unit:
 	$(MAKE) -C tests/unit check
+
+fuzz:
+	$(MAKE) -C tests/fuzz fuzz FUZZ_SECS=$(or $(FUZZ_SECS),600)
 
 style:
 	scripts/style.sh

@@ -9,7 +9,7 @@
 # dom0's last words about it), so a CI log alone says where it stopped.
 # Every step runs even after a failure, its log is kept in
 # build/check/<step>.log, and the last line is "N passed, N failed".
-# Steps: unit spin tools style w1 sparse params matrix lab net netback
+# Steps: unit fuzz spin tools style w1 sparse params matrix lab net netback
 # netpairs pkg arm64 (the default: make check, within CI's 90 minutes from
 # a cold cache), and netback-stock: a lab boot that `make check-full` (the
 # step "full": all of them) adds, past that budget, with the stock
@@ -21,7 +21,7 @@ logs="$root/build/check"
 mkdir -p "$logs"
 cd "$root" || exit 1
 
-check_steps=(unit spin tools style w1 sparse params matrix lab net netback netpairs pkg arm64)
+check_steps=(unit fuzz spin tools style w1 sparse params matrix lab net netback netpairs pkg arm64)
 steps=()
 for s in "$@"; do
 	case "$s" in
@@ -47,6 +47,8 @@ lab_kdir() {
 run_step() {
 	case "$1" in
 	unit)	make -s -C tests/unit check ;;
+	# the drivers' validation code under libFuzzer, 20 s a target
+	fuzz)	make -s -C tests/fuzz check ;;
 	spin)	tests/spin/check.sh ;;
 	tools)	local r=0	# each runs even after a failure
 		python3 tests/bench/test_xpsstats.py || r=1
@@ -161,7 +163,7 @@ builds=() others=() rest=()
 for s in "${steps[@]}"; do
 	case "$s" in
 	w1|sparse|params|matrix)	builds+=("$s") ;;
-	unit|spin|tools|style)		others+=("$s") ;;
+	unit|fuzz|spin|tools|style)	others+=("$s") ;;
 	*)				rest+=("$s") ;;
 	esac
 done

@@ -13,6 +13,8 @@ pkgs=(
 	# the host tests of the lab's shell (dash; ps for test-rpc-serve.sh;
 	# tcc for test-bench-build.sh, the compiler of bench-blk's domU)
 	dash procps tcc
+	# the fuzz step: libFuzzer, ASan and UBSan come with clang 14's runtime
+	clang-14 libclang-rt-14-dev
 	# model checking (qspinlock-pv's wait/kick handshake)
 	spin
 	# the QEMU lab: Xen and the guests' kernels are unpacked, not installed

@@ -29,7 +29,7 @@ cp=$dir/$top/scripts/checkpatch.pl
 
 cd "$root"
 mapfile -t files < <(git ls-files -co --exclude-standard -- \
-	'src/*.[ch]' 'include/*.h' 'compat/*.[ch]' 'tests/unit/*.[ch]' | sort)
+	'src/*.[ch]' 'include/*.h' 'compat/*.[ch]' 'tests/unit/*.[ch]' 'tests/fuzz/*.[ch]' | sort)
 fail=0
 for f in "${files[@]}"; do
 	[ -f "$f" ] || continue
@@ -37,11 +37,12 @@ for f in "${files[@]}"; do
 	# what only makes sense inside the kernel: the shim re-creates the
 	# kernel's own list macros and fixed-width typedefs (which reuse
 	# their arguments exactly as the kernel's do), and the harness's
-	# assertion macros return from the test on failure by design.
+	# assertion macros return from the test on failure by design.  The
+	# fuzz targets likewise (libFuzzer's entry point takes uint8_t).
 	extra=()
 	# shellcheck disable=SC2054 # one comma-separated --ignore list
 	case "$f" in
-	tests/unit/*) extra=(--ignore PREFER_KERNEL_TYPES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME,AVOID_EXTERNS,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE,MACRO_WITH_FLOW_CONTROL,NEW_TYPEDEFS,PREFER_DEFINED_ATTRIBUTE_MACRO) ;;
+	tests/unit/*|tests/fuzz/*) extra=(--ignore PREFER_KERNEL_TYPES,SPLIT_STRING,EMBEDDED_FUNCTION_NAME,AVOID_EXTERNS,MACRO_ARG_REUSE,MACRO_ARG_PRECEDENCE,MACRO_WITH_FLOW_CONTROL,NEW_TYPEDEFS,PREFER_DEFINED_ATTRIBUTE_MACRO) ;;
 	esac
 	# --no-tree cannot see the kernel's own CamelCase names (enum
 	# xenbus_state's XenbusState*), so checkpatch's CAMELCASE check is
@@ -52,11 +53,12 @@ for f in "${files[@]}"; do
 		echo "FAIL: style/checkpatch $f"
 		fail=1
 	fi
-	# CamelCase identifiers outside comments and strings
+	# CamelCase identifiers outside comments and strings (and libFuzzer's
+	# entry point, a name it looks for)
 	camel=$(sed -e 's://.*$::' -e 's/"[^"]*"//g' "$f" |
 		grep -v '^[[:space:]]*\*' | grep -v '^[[:space:]]*/\*' |
 		grep -oE '\b[A-Za-z_][A-Za-z0-9_]*[a-z][A-Z][A-Za-z0-9_]*\b' |
-		grep -vE '^XenbusState[A-Z][A-Za-z]*$' | sort -u | tr '\n' ' ' || true)
+		grep -vE '^(XenbusState[A-Z][A-Za-z]*|LLVMFuzzerTestOneInput)$' | sort -u | tr '\n' ' ' || true)
 	if [ -n "$camel" ]; then
 		echo "FAIL: style/camelcase $f: $camel"
 		fail=1
