@@ -26,6 +26,9 @@
 #             asked again after a slice, and answered
 #   timeout   no answer: "rpc-timeout" and failure after RPC_WAIT
 #             seconds, no watch or timer of it left behind
+#   nowatch   no watch can be set: rpc still asks for RPC_WAIT seconds,
+#             once a second at most, then "rpc-timeout" (it gave up at
+#             once when it counted its asks)
 #   locals    wait_for and rpc leave the caller's _n alone (wait_for's
 #             counter was _n: bench-a64's count of 10 runs read 121)
 set -uo pipefail
@@ -59,6 +62,8 @@ exit 0
 EOS
 cat >"$sim/bin/xenstore-watch" <<'EOS'
 #!/bin/sh
+# (SIM_NOWATCH: the watch cannot be set, as when xenstored refuses it)
+[ -z "${SIM_NOWATCH:-}" ] || exit 1
 # xenstored fires each watch once when it is set
 printf '%s\n' "$@"
 echo $$ >"$SIM/watch.pid"
@@ -219,6 +224,18 @@ out=$(domU_rpc 12 RPC_SLICE=1 RPC_WAIT=2 ping | tr '\n' ' ')
 case "$out" in
 "rc=1 secs="[2-3].*" reply=rpc-timeout left= ") result timeout ok "$out";;
 *) result timeout bad "$out (expected rpc-timeout after 2 s, nothing left)";;
+esac
+
+# nowatch: every watch fails at once
+mkdir -p "$sim/store/local/domain/14"; echo 14 >"$sim/store/local/domain/14/domid"
+: >"$sim/events"
+out=$(domU_rpc 14 SIM_NOWATCH=1 RPC_SLICE=1 RPC_WAIT=3 ping | tr '\n' ' ')
+asks=$(grep -c '^/local/domain/14/data/xps/req$' "$sim/events")
+case "$out" in
+"rc=1 secs="[3-4].*" reply=rpc-timeout left= ")
+	if [ "$asks" -le 5 ]; then result nowatch ok "$out, asked $asks times"
+	else result nowatch bad "$out, but asked $asks times in 3 s"; fi ;;
+*) result nowatch bad "$out, asked $asks times (expected rpc-timeout after 3 s)";;
 esac
 
 # locals: a caller's _n survives wait_for (which polls twice) and rpc

@@ -126,18 +126,23 @@ rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
 	# written just before a save or migration is not in the new
 	# domain's data/ area, and the watch, on the old domain's path, does
 	# not survive it.  dom0 serves each sequence number once.  After
-	# RPC_WAIT seconds (300): "rpc-timeout".  (It looked for the ack
-	# every 0.5 s until 2026-12-05: an idle domU waiting on dom0 then
-	# cost CPU the measuring domU of a benchmark needed.)
+	# RPC_WAIT seconds (300) of asking, however the asks failed:
+	# "rpc-timeout".  (It looked for the ack every 0.5 s until
+	# 2026-12-05: an idle domU waiting on dom0 then cost CPU the
+	# measuring domU of a benchmark needed.)
 	# The sequence number lives in a file (RPC_SEQFILE, for the host's
 	# tests): rpc is often called inside $(), a subshell whose variables
 	# do not survive.
 	_seq=$(( $(cat "${RPC_SEQFILE:-/tmp/xps.rpcseq}" 2>/dev/null || echo 0) + 1 ))
 	echo "$_seq" >"${RPC_SEQFILE:-/tmp/xps.rpcseq}"
-	_rpc_n=$(( ${RPC_WAIT:-300} / ${RPC_SLICE:-10} ))
-	until xenstore-write data/xps/req "$_seq $*" &&
-	      xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" "${RPC_SLICE:-10}" >/dev/null; do
-		_rpc_n=$((_rpc_n - 1)); [ $_rpc_n -gt 0 ] || { echo "rpc-timeout"; return 1; }
+	_rpc_t=$(up)
+	while :; do
+		_rpc_s=$(up)
+		xenstore-write data/xps/req "$_seq $*"
+		xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" "${RPC_SLICE:-10}" >/dev/null && break
+		[ "$(since "$_rpc_t")" -lt "${RPC_WAIT:-300}" ] || { echo "rpc-timeout"; return 1; }
+		# (a watch that cannot be set fails at once: no busy loop)
+		[ "$(since "$_rpc_s")" -ge 1 ] || sleep 1
 	done
 	xenstore-read data/xps/res
 }
