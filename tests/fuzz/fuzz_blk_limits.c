@@ -21,30 +21,14 @@
  *   smaller-backend defect of 2026-11);
  * - xbf_sectors_ok() accepts exactly the sizes whose bytes fit a loff_t.
  */
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#define FUZZ_NAME "fuzz_blk_limits"
+#include "fuzz.h"
 
 #include <xgp_shim.h>
 #include <xen-pv-suite/xgp_ring.h>
 #include "blkfront_core.h"
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fuzz_blk_limits: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct {

@@ -25,43 +25,13 @@
  * A refused response ends the script, as it ends the device.
  * Any mismatch aborts (a crash libFuzzer reports); so do ASan and UBSan.
  */
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#define FUZZ_NAME "fuzz_blk_ring"
+#include "fuzz.h"
 
 #include <xgp_shim.h>
 #include <xen-pv-suite/xgp_ring.h>
 #include "blkfront_core.h"
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fuzz_blk_ring: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
-struct in {
-	const uint8_t *d;
-	size_t n;
-};
-
-static int take(struct in *in, void *v, size_t len)
-{
-	if (in->n < len)
-		return -1;
-	memcpy(v, in->d, len);
-	in->d += len;
-	in->n -= len;
-	return 0;
-}
 
 struct model_ent {
 	int inflight;
@@ -97,7 +67,6 @@ static enum xbf_verdict model_verdict(const struct model_ent *m,
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };

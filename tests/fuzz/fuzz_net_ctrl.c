@@ -26,43 +26,13 @@
  *   the queue the negotiation is for;
  * - the negotiation ends: each accepted response moves it forward.
  */
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#define FUZZ_NAME "fuzz_net_ctrl"
+#include "fuzz.h"
 
 #include <xgp_shim.h>
 #include <xen-pv-suite/xgp_ring.h>
 #include "xnf_core.h"
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fuzz_net_ctrl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
-struct in {
-	const uint8_t *d;
-	size_t n;
-};
-
-static int take(struct in *in, void *v, size_t len)
-{
-	if (in->n < len)
-		return -1;
-	memcpy(v, in->d, len);
-	in->d += len;
-	in->n -= len;
-	return 0;
-}
 
 /* what a message asks for, against the state before it */
 static void check_msg(const struct xnf_pg *pg, const struct xnf_pg_msg *msg,
@@ -96,7 +66,6 @@ static void check_msg(const struct xnf_pg *pg, const struct xnf_pg_msg *msg,
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };

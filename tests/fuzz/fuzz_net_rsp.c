@@ -21,43 +21,13 @@
  * - an extra-info slot is accepted only as a GSO extra with a size and a
  *   TCP type, or a hash extra, at most four in a chain.
  */
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+
+#define FUZZ_NAME "fuzz_net_rsp"
+#include "fuzz.h"
 
 #include <xgp_shim.h>
 #include <xen-pv-suite/xgp_ring.h>
 #include "xnf_core.h"
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fuzz_net_rsp: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	abort();
-}
-
-struct in {
-	const uint8_t *d;
-	size_t n;
-};
-
-static int take(struct in *in, void *v, size_t len)
-{
-	if (in->n < len)
-		return -1;
-	memcpy(v, in->d, len);
-	in->d += len;
-	in->n -= len;
-	return 0;
-}
 
 #define RXF_KNOWN (XNF_RXF_DATA_VALIDATED | XNF_RXF_CSUM_BLANK | \
 		   XNF_RXF_MORE_DATA | XNF_RXF_EXTRA_INFO | XNF_RXF_GSO_PREFIX)
@@ -127,7 +97,6 @@ static void extra_case(struct in *in)
 		     e.gso_size, e.gso_type, e.nth, v);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };
