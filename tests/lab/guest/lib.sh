@@ -203,6 +203,15 @@ xt_vif_stop() {
 	case "$RPC_REPLY" in ok*) RPC_REPLY="ok rx=$(($3 - $1)) tx=$(($4 - $2)) ${RPC_REPLY#ok }" ;; esac
 }
 
+# vbd_stat DOMID: dom0 side; RPC_REPLY = blkback's statistics of the
+# domain's xvda, "rd_req rd_sect wr_req wr_sect", or "none" (bench-blk
+# and bench-a64 read them around a run)
+vbd_stat() {
+	_st=/sys/bus/xen-backend/devices/vbd-$1-51712/statistics
+	RPC_REPLY=$(cat "$_st/rd_req" "$_st/rd_sect" "$_st/wr_req" "$_st/wr_sect" 2>/dev/null | xargs)
+	[ -n "$RPC_REPLY" ] || RPC_REPLY=none
+}
+
 # xt_grant_ops COUNTS: the grant-table operations in xt_stop's counts,
 # copy + map + unmap + other
 xt_grant_ops() {

@@ -73,10 +73,7 @@ bench_a64_rpc() {
 		else
 			RPC_REPLY="error reason=block-attach $(tr '\n' ' ' </tmp/ba-attach.log | cut -c1-120)"
 		fi ;;
-	bstat)	# blkback's statistics of xvda: "rd_req rd_sect wr_req wr_sect"
-		_st=/sys/bus/xen-backend/devices/vbd-$_dom-51712/statistics
-		RPC_REPLY=$(cat "$_st/rd_req" "$_st/rd_sect" "$_st/wr_req" "$_st/wr_sect" 2>/dev/null | xargs)
-		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
+	bstat)	vbd_stat "$_dom" ;;	# (lib.sh)
 	*)	RPC_REPLY=unknown-request ;;
 	esac
 }

@@ -136,10 +136,7 @@ bench_blk_rpc() {
 	ceiling)
 		RPC_REPLY=$(bb_fio /dev/nullb0 "$1")
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
-	bstat)	# blkback's statistics of xvda: "rd_req rd_sect wr_req wr_sect"
-		_st=/sys/bus/xen-backend/devices/vbd-$_dom-51712/statistics
-		RPC_REPLY=$(cat "$_st/rd_req" "$_st/rd_sect" "$_st/wr_req" "$_st/wr_sect" 2>/dev/null | xargs)
-		[ -n "$RPC_REPLY" ] || RPC_REPLY=none ;;
+	bstat)	vbd_stat "$_dom" ;;	# (lib.sh)
 	xt-start) xt_start ;;
 	xt-stop) xt_stop ;;
 	*)	RPC_REPLY=unknown-request ;;
