@@ -106,5 +106,37 @@ mutant net-rx-offset NET_CORE src/netfront/xnf_core.c \
 	'if ((unsigned int)offset + (unsigned int)status > XGP_GRANT_SIZE)' \
 	'if ((unsigned int)status > XGP_GRANT_SIZE)' \
 	'^fuzz_net_rsp: .*model data beyond the grant' net_rsp
+# xen-netback-pgnt: a further slot's bytes not bounded by its grant
+mutant nb-slot-grant NB_CORE src/netback/xnb_core.c \
+	'		if (s[i].offset + (u32)s[i].size > XNB_PAGE)
+			return xnb_tx_bad(pkt, XNB_TX_FATAL,
+					  "slot crosses its 4 KB grant");' \
+	'' \
+	'^fuzz_nb_tx: ' nb_tx
+# the first slot's (what the others leave it) likewise
+mutant nb-first-grant NB_CORE src/netback/xnb_core.c \
+	'if (s[0].offset + pkt->first_len > XNB_PAGE)' \
+	'if (s[0].offset > XNB_PAGE)' \
+	'^fuzz_nb_tx: ' nb_tx
+# a packet may chain more data slots than any packet takes
+mutant nb-fatal-slots NB_CORE src/netback/xnb_core.c \
+	'if (pkt->nr_data >= fatal_slots)' \
+	'if (pkt->nr_data >= XNB_PARSE_SLOTS)' \
+	'^fuzz_nb_tx: verdict' nb_tx
+# a mapping entry naming a queue the vif does not have
+mutant nb-map-queue NB_CORE src/netback/xnb_core.c \
+	'		if (tbl[i] >= nr_queues)' \
+	'		if (tbl[i] > nr_queues)' \
+	'^fuzz_nb_hash: set_mapping: status' nb_hash
+# offset + length wrapping round u32 passes the size check
+mutant nb-map-wrap NB_CORE src/netback/xnb_core.c \
+	'if (!len || off + len < off || off + len > h->size)' \
+	'if (!len || off + len > h->size)' \
+	'^fuzz_nb_hash: mapping_check|AddressSanitizer|SEGV' nb_hash
+# a table set for more queues than the vif now steers over
+mutant nb-steer NB_CORE src/netback/xnb_core.c \
+	'return q < nr_queues ? q : 0;' \
+	'return q;' \
+	'^fuzz_nb_hash: hash .* to queue' nb_hash
 
 exit $fail
