@@ -73,10 +73,12 @@ run_step() {
 		scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		tests/lab/lab run --modules "$root/build/lab-modules" ${XPS_LAB_SCENARIOS:-grant-pool blkfront blkfront-life blkfront-held qspinlock} ;;
 	# xen-netfront-pgnt in its own boot: its two domUs move hundreds of
-	# MB, which would slow the block scenarios past their budgets
+	# MB, which would slow the block scenarios past their budgets; and
+	# beside them xen-blkfront-64k against the lying userspace backend
+	# (hostile-blk: 141 s alone, light I/O)
 	net)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		XPS_LAB_OUT="$root/build/lab-net" \
-			tests/lab/lab run --modules "$root/build/lab-modules" netfront ;;
+			tests/lab/lab run --modules "$root/build/lab-modules" netfront hostile-blk ;;
 	# xen-netback-pgnt in dom0, each in its own boot: against
 	# xen-netfront-pgnt (persistent grants end to end, with a stock
 	# netfront as domu2domu's far end), and four guest pairs at once

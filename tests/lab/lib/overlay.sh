@@ -16,7 +16,7 @@ overlay_tree() {
 	cp "$LAB_DIR/guest/lib.sh" "$d/xps/lib.sh"
 	[ "$role" = domU ] || install -m 0755 "$LAB_DIR/guest/xps-block" "$d/xps/xps-block"
 	# x86 dom0 (no libc headers in its image): the lab's host-built
-	# tools (bench-netpairs: xps-xtcount); and in every x86 guest the
+	# tools (bench-netpairs: xps-xtcount; hostile-blk: xps-hostile-blk); and in every x86 guest the
 	# instruction-count marker (xps-imark; the benchmarks' counts with
 	# XPS_LAB_INSN, boot.sh)
 	if [ "$LAB_ARCH" = x86 ]; then
@@ -27,6 +27,9 @@ overlay_tree() {
 	if [ "$role" = dom0 ] && [ "$LAB_ARCH" = x86 ]; then
 		${CC:-cc} -O2 -Wall -static -s -o "$d/xps/bin/xps-xtcount" "$LAB_DIR/tools/xps-xtcount.c" ||
 			die "cannot build xps-xtcount"
+		# hostile-blk's userspace block backend
+		${CC:-cc} -O2 -Wall -Wextra -static -s -o "$d/xps/bin/xps-hostile-blk" \
+			"$LAB_DIR/tools/xps-hostile-blk.c" || die "cannot build xps-hostile-blk"
 	fi
 	# All of them: a scenario may use another's helpers (blkfront-life
 	# sources blkfront.sh); only those named run.
