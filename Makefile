@@ -25,6 +25,8 @@
 #                           persistent grants (bench-netpairs: the same)
 #   make bench-netfront     the frontends alone on one domU, both on the
 #                           stock netback: iperf3 TCP both ways, UDP 64 B
+#   make hostile-stock      the lab's hostile-blk cases against Debian's
+#                           xen-blkfront, for comparison (not a gate)
 #   make bench-tables       every report and plot of doc/bench-data/ again
 #                           from its committed raw samples
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
@@ -56,7 +58,7 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
 
 .PHONY: all modules compat clean distclean deps unit fuzz style sparse w1 matrix \
-	lab lab-arm64 lab-images check check-full bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront bench-tables help dist packages install-src
+	lab lab-arm64 lab-images check check-full bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront bench-tables hostile-stock help dist packages install-src
 
 all: modules
 
@@ -134,6 +136,9 @@ lab: deps
 
 lab-arm64: deps
 	scripts/check.sh arm64
+
+hostile-stock: deps
+	scripts/check.sh hostile-stock
 
 check: deps
 	scripts/check.sh

@@ -13,7 +13,9 @@
 # netpairs pkg arm64 (the default: make check, within CI's 90 minutes from
 # a cold cache), and netback-stock: a lab boot that `make check-full` (the
 # step "full": all of them) adds, past that budget, with the stock
-# drivers' smoke scenario in the lab step.
+# drivers' smoke scenario in the lab step. hostile-stock (make
+# hostile-stock, in neither): hostile-blk's cases against Debian's
+# xen-blkfront, for comparison.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -109,6 +111,11 @@ run_step() {
 		XPS_LAB_OUT="$root/build/lab-arm64-net" \
 			tests/lab/lab --arch arm64 run --modules "$root/build/lab-modules-arm64" arm64-net || r=1
 		return $r ;;
+	# hostile-blk's cases against Debian's xen-blkfront: a comparison
+	# (make hostile-stock), in neither check nor check-full
+	hostile-stock)
+		XPS_SCN_HB_DRIVER=stock XPS_LAB_OUT="$root/build/lab-hostile-stock" \
+			tests/lab/lab run hostile-blk ;;
 	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
 	esac
 }
