@@ -171,10 +171,7 @@ hb_dev() {
 
 # hb_serve: a well-behaved backend serves real I/O; sets _d
 hb_serve() {
-	_dv=$(hb_dev b)
-	_r=$(rpc hb-attach "$_dv" none 0)
-	_d="attach: $_r;"
-	case "$_r" in ok*) ;; *) return 1 ;; esac
+	hb_attach_disk b none 0 || return 1
 	if ! wait_for 30 test -b /dev/xvdb; then
 		_d="$_d no /dev/xvdb after 30 s"; return 1
 	fi
@@ -188,9 +185,7 @@ hb_serve() {
 		_ok=; _d="$_d size $_sz, fio $_o"
 	fi
 	[ -n "$HB_STOCK" ] || _d="$_d $(bf_xps xvdb requests dead)"
-	_r=$(rpc hb-detach "$_dv")
-	_d="$_d; detach: $_r"
-	wait_for 30 sh -c '! test -e /sys/block/xvdb' || { _ok=; _d="$_d; xvdb still there 30 s after the detach"; }
+	hb_detach_disk b
 	[ -n "$_ok" ]
 }
 
@@ -198,10 +193,8 @@ hb_serve() {
 # response on; the frontend must log WANT naming the device, disable it,
 # let fio end with errors, and let go of it on detach; sets _d
 hb_lie() {
-	_st=$1 _l=$2 _want=$3 _dv=$(hb_dev "$2")
-	_r=$(rpc hb-attach "$_dv" "$_st" 48)
-	_d="attach: $_r;"
-	case "$_r" in ok*) ;; *) return 1 ;; esac
+	_st=$1 _l=$2 _want=$3
+	hb_attach_disk "$_l" "$_st" 48 || return 1
 	if ! wait_for 30 test -b "/dev/xvd$_l"; then
 		_d="$_d no /dev/xvd$_l after 30 s"; return 1
 	fi
@@ -240,10 +233,24 @@ hb_lie() {
 		_d="$_d; left attached (its requests hang)"
 		return 1
 	fi
-	_r=$(rpc hb-detach "$_dv")
-	_d="$_d; detach: $_r"
-	wait_for 30 sh -c "! test -e /sys/block/xvd$_l" || { _ok=; _d="$_d; xvd$_l still there 30 s after the detach"; }
+	hb_detach_disk "$_l"
 	[ -n "$_ok" ]
+}
+
+# hb_attach_disk LETTER LIE AFTER [KEY=VALUE]: rpc hb-attach for
+# xvd<LETTER>; _d starts with dom0's reply; fails if dom0 refused
+hb_attach_disk() {
+	_dv=$(hb_dev "$1"); shift
+	_r=$(rpc hb-attach "$_dv" "$@")
+	_d="attach: $_r;"
+	case "$_r" in ok*) return 0 ;; *) return 1 ;; esac
+}
+# hb_detach_disk LETTER: rpc hb-detach; the disk must then be gone
+# within 30 s, or _ok is cleared
+hb_detach_disk() {
+	_r=$(rpc hb-detach "$(hb_dev "$1")")
+	_d="$_d; detach: $_r"
+	wait_for 30 sh -c "! test -e /sys/block/xvd$1" || { _ok=; _d="$_d; xvd$1 still there 30 s after the detach"; }
 }
 
 # hb_fio_bg TAG ARGS...: bf_fio (a 180 s limit) in the background; its
@@ -264,10 +271,8 @@ hb_held() { [ "$(hb_inflight "$1")" -gt 0 ] && sleep 2 && [ "$(hb_inflight "$1")
 # with fio's requests in flight, goes away (hb-detach: the tool stops,
 # Closing): fio must end with errors within 60 s, the disk must go; _d
 hb_vanish() {
-	_l=$1 _dv=$(hb_dev "$1")
-	_r=$(rpc hb-attach "$_dv" silent 48)
-	_d="attach: $_r;"
-	case "$_r" in ok*) ;; *) return 1 ;; esac
+	_l=$1
+	hb_attach_disk "$_l" silent 48 || return 1
 	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
 	hb_fio_bg vanish --name=vanish --filename="/dev/xvd$_l" --rw=randwrite \
 		--bsrange=4k-44k --size=16M --iodepth=8 --verify=sha256 --do_verify=1
@@ -276,13 +281,11 @@ hb_vanish() {
 		_d="$_d no request held in flight"; return 1
 	fi
 	_fl=$(hb_inflight "$_l")
-	_t=$(up)
-	_r=$(rpc hb-detach "$_dv")
-	_ok=1
+	_t=$(up) _ok=1 _d="$_d $_fl in flight"
+	hb_detach_disk "$_l"
 	wait_for 60 grep -q '^rc=' /tmp/hb-vanish.out || _ok=
-	_d="$_d $_fl in flight; detach: $_r; fio after $(since "$_t") s: $(tr '\n' ' ' </tmp/hb-vanish.out | cut -c1-160)"
+	_d="$_d; fio after $(since "$_t") s: $(tr '\n' ' ' </tmp/hb-vanish.out | cut -c1-160)"
 	grep -q '^rc=0' /tmp/hb-vanish.out && { _ok=; _d="$_d (fio passed?)"; }
-	wait_for 30 sh -c "! test -e /sys/block/xvd$_l" || { _ok=; _d="$_d; xvd$_l still there 30 s after the detach"; }
 	_d="$_d; dmesg: $(dmesg | grep -E "vbd-$_dv: |xvd$_l" | tail -n 2 | sed 's/^\[[^]]*\] //' | tr '\n' ' ')"
 	[ -n "$_ok" ]
 }
@@ -290,18 +293,15 @@ hb_vanish() {
 # hb_xs_bad LETTER WANT KEY=VALUE: the backend offers an unusable disk
 # parameter: no disk may appear, the frontend must say WANT; _d
 hb_xs_bad() {
-	_l=$1 _want=$2 _dv=$(hb_dev "$1")
-	_r=$(rpc hb-attach "$_dv" none 0 "$3")
-	_d="attach: $_r;"
-	case "$_r" in ok*) ;; *) return 1 ;; esac
+	_l=$1 _want=$2
+	hb_attach_disk "$_l" none 0 "$3" || return 1
 	_ok=1
 	# the stock driver: its own words, any line about the device
 	[ -n "$HB_STOCK" ] && _want='.'
 	wait_for 15 sh -c "dmesg | grep -q 'vbd-$_dv: .*$_want'" || _ok=
 	test -b "/dev/xvd$_l" && { _ok=; _d="$_d /dev/xvd$_l appeared ($(cat "/sys/block/xvd$_l/size") sectors)"; }
 	_d="$_d dmesg: '$(dmesg | grep "vbd-$_dv: " | tail -n 2 | sed 's/^\[[^]]*\] //' | tr '\n' ' ')'"
-	_r=$(rpc hb-detach "$_dv")
-	_d="$_d; detach: $_r"
+	hb_detach_disk "$_l"
 	[ -n "$_ok" ]
 }
 
@@ -309,10 +309,8 @@ hb_xs_bad() {
 # an absurd value; the frontend must clamp it and the disk must work
 # (fio verify); _d
 hb_clamped() {
-	_l=$1 _fa=$2 _dv=$(hb_dev "$1")
-	_r=$(rpc hb-attach "$_dv" none 0 "$3")
-	_d="attach: $_r;"
-	case "$_r" in ok*) ;; *) return 1 ;; esac
+	_l=$1 _fa=$2
+	hb_attach_disk "$_l" none 0 "$3" || return 1
 	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
 	_ok=1
 	# shellcheck disable=SC2086 # word splitting intended: fio's arguments
@@ -323,9 +321,7 @@ hb_clamped() {
 		_ok=; _d="$_d fio $_o"
 	fi
 	[ -n "$HB_STOCK" ] || _d="$_d $(bf_xps "xvd$_l" ring_pages max_indirect_segments requests_indirect dead)"
-	_r=$(rpc hb-detach "$_dv")
-	_d="$_d; detach: $_r"
-	wait_for 30 sh -c "! test -e /sys/block/xvd$_l" || { _ok=; _d="$_d; xvd$_l still there 30 s after the detach"; }
+	hb_detach_disk "$_l"
 	[ -n "$_ok" ]
 }
 
