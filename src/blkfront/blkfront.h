@@ -89,6 +89,7 @@ struct xbf_stats {
 	atomic64_t zc_fallbacks; /* zero-copy requests copied after all */
 	atomic64_t flush_stops;	/* backend showed it cannot flush */
 	atomic64_t held_total;	/* requests held until their pages were released */
+	atomic64_t unnotified;	/* responses found by a timeout, not an event */
 	atomic64_t errors[XBF_ERR_NR];
 	/* pool counters of pools already destroyed */
 	atomic64_t pool_issued;

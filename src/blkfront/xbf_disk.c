@@ -114,6 +114,7 @@ XBF_STAT_ATTR(errors_dead, XBF_ST(errors[XBF_ERR_DEAD]));
 XBF_STAT_ATTR(errors_timeout, XBF_ST(errors[XBF_ERR_TIMEOUT]));
 XBF_STAT_ATTR(requests_held, xbf_nr_held(info));
 XBF_STAT_ATTR(requests_held_total, XBF_ST(held_total));
+XBF_STAT_ATTR(responses_unnotified, XBF_ST(unnotified));
 XBF_STAT_ATTR(persistent, info->persistent);
 XBF_STAT_ATTR(trusted, info->trusted);
 XBF_STAT_ATTR(zero_copy, info->zero_copy);
@@ -214,6 +215,7 @@ static struct attribute *xbf_attrs[] = {
 	&dev_attr_errors_timeout.attr,
 	&dev_attr_requests_held.attr,
 	&dev_attr_requests_held_total.attr,
+	&dev_attr_responses_unnotified.attr,
 	&dev_attr_persistent.attr,
 	&dev_attr_trusted.attr,
 	&dev_attr_zero_copy.attr,

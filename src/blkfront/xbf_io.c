@@ -421,11 +421,15 @@ void xbf_wc_work(struct work_struct *work)
 	mutex_unlock(&info->mutex);
 }
 
-irqreturn_t xbf_interrupt(int irq, void *dev_id)
+/*
+ * Read what the backend answered on @ring: each response is validated,
+ * a bad one kills the device.  Return: the responses read (0: the event
+ * that brought us here was spurious).  Any context; takes ring->lock.
+ */
+static unsigned int xbf_reap(struct xbf_ring *ring)
 {
-	struct xbf_ring *ring = dev_id;
 	struct xbf_info *info = ring->info;
-	unsigned int eoi = XEN_EOI_FLAG_SPURIOUS;
+	unsigned int nr_read = 0;
 	bool rerun = false;
 	unsigned long flags;
 	RING_IDX rp, cons;
@@ -433,7 +437,8 @@ irqreturn_t xbf_interrupt(int irq, void *dev_id)
 
 	spin_lock_irqsave(&ring->lock, flags);
 	/* after an orderly shutdown, what is in flight is still answered */
-	if (xbf_killed(info) || READ_ONCE(info->state) != XBF_CONNECTED)
+	if (xbf_killed(info) || READ_ONCE(info->state) != XBF_CONNECTED ||
+	    !ring->ring.sring)
 		goto out;
 again:
 	rp = READ_ONCE(ring->ring.sring->rsp_prod);
@@ -459,7 +464,7 @@ again:
 
 		/* One copy off the shared page; only the copy is used. */
 		RING_COPY_RESPONSE(&ring->ring, cons, &rsp);
-		eoi = 0;
+		nr_read++;
 		v = xbf_rsp_check(&ring->ids, rsp.id, rsp.operation,
 				  rsp.status, &cookie, &part);
 		if (v > XBF_RSP_NOTSUPP) {
@@ -488,14 +493,20 @@ again:
 	 * Room again for a request that waited: rerun every hardware
 	 * queue, as another queue may share this ring (xbf_hctx_ring()).
 	 */
-	rerun = ring->stalled && eoi == 0;
+	rerun = ring->stalled && nr_read;
 	if (rerun)
 		ring->stalled = false;
 out:
 	spin_unlock_irqrestore(&ring->lock, flags);
 	if (rerun && info->gd)
 		blk_mq_run_hw_queues(info->gd->queue, true);
-	xen_irq_lateeoi(irq, eoi);
+	return nr_read;
+}
+
+irqreturn_t xbf_interrupt(int irq, void *dev_id)
+{
+	/* late EOI: a backend that only sends events is slowed down */
+	xen_irq_lateeoi(irq, xbf_reap(dev_id) ? 0 : XEN_EOI_FLAG_SPURIOUS);
 	return IRQ_HANDLED;
 }
 
@@ -892,7 +903,11 @@ static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 }
 
 /*
- * A request unanswered for request_timeout seconds: the backend is stuck
+ * A request unanswered for request_timeout seconds (or the block layer's
+ * 30 s without one).  First look at its ring: a backend that wrote its
+ * responses without an event has answered, and what it answered is read
+ * now, validated as always (the way NVMe polls its completion queue on a
+ * timeout).  Really unanswered, with a timeout set: the backend is stuck
  * (or its disk is).  Disable the device, which fails what is outstanding;
  * a zero-copy request whose pages the backend still maps is held until it
  * lets go (its pages must not go back to their owner before).  With no
@@ -901,7 +916,20 @@ static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 static enum blk_eh_timer_return xbf_timeout(struct request *rq)
 {
 	struct xbf_info *info = rq->q->queuedata;
+	struct xbf_ring *ring = xbf_hctx_ring(info, rq->mq_hctx);
+	unsigned int n;
 
+	if (xbf_dead(info))
+		return BLK_EH_RESET_TIMER;
+	n = xbf_reap(ring);
+	if (n) {
+		atomic64_add(n, &info->stats.unnotified);
+		dev_warn_ratelimited(&info->xbdev->dev,
+				     "queue %u: %u response(s) found by the request timeout: the backend answered without an event\n",
+				     ring->index, n);
+	}
+	if (blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
+		return BLK_EH_DONE;
 	if (!info->timeout || xbf_dead(info))
 		return BLK_EH_RESET_TIMER;
 	dev_err(&info->xbdev->dev,

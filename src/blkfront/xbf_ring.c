@@ -69,6 +69,8 @@ static void xbf_free_ring(struct xbf_ring *ring, bool requeue)
 	}
 	spin_lock_irqsave(&ring->lock, flags);
 	xbf_drain_ring(ring, requeue);
+	/* a request timeout's xbf_reap() must not look at it any more */
+	ring->ring.sring = NULL;
 	spin_unlock_irqrestore(&ring->lock, flags);
 	xbf_destroy_pool(ring);
 	xgp_idtab_destroy(&ring->ids);
