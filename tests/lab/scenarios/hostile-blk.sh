@@ -36,6 +36,26 @@
 #   indirect    feature-max-indirect-segments 4294967295: the frontend
 #               uses its own 128, and 512 KB writes verify through
 #               indirect requests
+#   keep-map    (XSA-396) from the 48th response on, the backend maps the
+#               first page of a request it answers and keeps it mapped
+#               until it is stopped: the frontend holds that request
+#               ("backend still maps 1 page(s) of a request it
+#               answered"), disables the device, and completes the
+#               request with an error only once the detach stopped the
+#               backend; fio ends with errors, the disk goes
+#   quiet       from the 48th response on, responses without an event;
+#               with request_timeout=3 the frontend reads them at each
+#               timeout ("answered without an event"): fio's verify
+#               passes, responses_unnotified counts them, not dead
+#   storm       from the 48th response on, 64 events a millisecond with
+#               nothing behind them, responses still right: fio verify
+#               passes, not dead, no error
+#   flip        while fio runs, the backend changes its features five
+#               times, half a second apart, and says Connected again
+#               after each (persistent grants, flush, indirect segments
+#               0/256, sector size 512/4096): features are fixed at
+#               connect, so fio verify passes with no indirect request,
+#               no persistent grant, the sector size and size unchanged
 #   vanish      (last) the backend stops answering after 48 responses,
 #               then goes away with fio's requests in flight (the tool
 #               stops, Closing): fio ends with errors within 60 s, the
@@ -53,7 +73,7 @@
 # left attached (see hb_lie).  That run is a comparison,
 # not a gate: make check runs ours.
 
-hostile_blk_steps="cpu-selfcheck load serve bad-id double bad-op bad-status prod-jump sector-size sectors ring-order indirect vanish leaks"
+hostile_blk_steps="cpu-selfcheck load serve bad-id double bad-op bad-status prod-jump sector-size sectors ring-order indirect keep-map quiet storm flip vanish leaks"
 hostile_blk_budget=900
 hostile_blk_domus="hb"
 
@@ -154,10 +174,42 @@ hb_detach() {
 	RPC_REPLY="ok frontend $_fs; $(grep -E '^(lied|end|frontend)' "$_log" | tr '\n' ' ')"
 }
 
+# hb_be_flip DOMID DEVID: while connected, the backend's features change
+# five times, half a second apart (persistent grants, flush, indirect
+# segments and sector size, on then off...), each time followed by
+# Connected again, which fires the frontend's watch
+hb_be_flip() {
+	_be=$(hb_be "$1" "$2") _i=0
+	while [ "$_i" -lt 5 ]; do
+		_on=$(((_i + 1) % 2))
+		xenstore-write "$_be/feature-persistent" $_on "$_be/feature-flush-cache" $_on \
+			"$_be/feature-max-indirect-segments" $((_on * 256)) \
+			"$_be/sector-size" $((512 << (_on * 3))) "$_be/state" 4 || break
+		sleep 0.5
+		_i=$((_i + 1))
+	done
+	RPC_REPLY="ok $_i flips"
+}
+
+# hb_stop_all: stop every backend still running (a disk a failed case
+# left attached); one that still maps the domU's ring when the domU goes
+# leaves a dying domain behind (2026-12-06: dom0 then logged soft
+# lockups for a minute)
+hb_stop_all() {
+	pkill -TERM -x xps-hostile-blk
+	if wait_for 10 sh -c '! pgrep -x xps-hostile-blk >/dev/null'; then
+		RPC_REPLY=ok
+	else
+		RPC_REPLY="error still running: $(pgrep -x xps-hostile-blk | tr '\n' ' ')"
+	fi
+}
+
 hostile_blk_rpc() {
 	_dom=$1 _cmd=$2; shift 2
 	case "$_cmd" in
 	hb-attach) hb_attach "$_dom" "$@" ;;
+	hb-flip) hb_be_flip "$_dom" "$@" ;;
+	hb-stop) hb_stop_all ;;
 	hb-detach) hb_detach "$_dom" "$@" ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
@@ -205,7 +257,7 @@ hb_lie() {
 		--bsrange=4k-44k --size=16M --iodepth=8 --verify=sha256 --do_verify=1
 	_hung=
 	if ! wait_for 90 grep -q '^rc=' "/tmp/hb-$_st.out"; then
-		_ok='' _hung=1; _d="$_d fio hung: no end 90 s after it started, $(hb_inflight "$_l") request(s) in flight;"
+		_ok='' _hung=1; _d="$_d fio hung: no end 90 s after it started, $(hb_inflight "$_l") request(s) in flight, $(hb_fio_ps);"
 	elif grep -q '^rc=0' "/tmp/hb-$_st.out"; then
 		_ok=; _d="$_d fio passed: $(head -n 1 "/tmp/hb-$_st.out")"
 	else
@@ -256,10 +308,14 @@ hb_detach_disk() {
 # hb_fio_bg TAG ARGS...: bf_fio (a 180 s limit) in the background; its
 # line and then "rc=N" in /tmp/hb-TAG.out
 hb_fio_bg() {
-	_tag=$1; shift
-	rm -f "/tmp/hb-$_tag.out"
-	( bf_fio "hb-$_tag" 180 "$@" >"/tmp/hb-$_tag.out"; echo "rc=$?" >>"/tmp/hb-$_tag.out" ) &
+	# the file named before bf_fio runs: it sets _tag (to hb-TAG), and
+	# "rc=0" went to /tmp/hb-hb-TAG.out, so a fio that passed looked hung
+	_tag=$1 _hbf=/tmp/hb-$1.out; shift
+	rm -f "$_hbf"
+	( bf_fio "hb-$_tag" 180 "$@" </dev/null >"$_hbf"; echo "rc=$?" >>"$_hbf" ) &
 }
+# hb_fio_ps: fio's processes, their state and where they wait
+hb_fio_ps() { ps -eo pid,stat,wchan:24,args | grep '[f]io --' | cut -c1-60 | tr '\n' ' '; }
 
 # hb_inflight LETTER: requests of xvd<LETTER> in flight; hb_held: some,
 # and still some 2 s later
@@ -325,6 +381,144 @@ hb_clamped() {
 	[ -n "$_ok" ]
 }
 
+# hb_keep LETTER: the backend keeps a page of an answered request mapped
+# (keep-map, XSA-396); the request must be held, the device disabled, and
+# fio must end with errors once the detach stopped the backend; _d
+hb_keep() {
+	_l=$1 _want="backend still maps 1 page(s) of a request it answered"
+	hb_attach_disk "$_l" keep-map 48 || return 1
+	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
+	_ok=1
+	hb_fio_bg keep-map --name=keep-map --filename="/dev/xvd$_l" --rw=randwrite \
+		--bsrange=4k-44k --size=16M --iodepth=8 --verify=sha256 --do_verify=1
+	if wait_for 60 sh -c "dmesg | grep -q 'vbd-$_dv: $_want'"; then
+		_d="$_d dmesg: '$_want'"
+	else
+		_ok=; _d="$_d no '$_want' within 60 s"
+	fi
+	# held, not completed: its page is not handed back while mapped
+	wait_for 10 sh -c "[ \"\$(cat /sys/block/xvd$_l/xps/dead)\" = 1 ]"
+	_d="$_d $(bf_xps "xvd$_l" zero_copy dead requests_held errors_revoke)"
+	[ "$(bf_x "xvd$_l" dead)" = 1 ] && [ "$(bf_x "xvd$_l" requests_held)" -ge 1 ] || _ok=
+	grep -q '^rc=' /tmp/hb-keep-map.out && { _ok=; _d="$_d; fio ended before the backend let go"; }
+	hb_detach_disk "$_l"
+	wait_for 30 grep -q '^rc=' /tmp/hb-keep-map.out || { _ok=; _d="$_d; fio still running 30 s after the detach"; }
+	grep -q '^rc=0' /tmp/hb-keep-map.out && { _ok=; _d="$_d (fio passed?)"; }
+	_d="$_d; fio: $(head -n 1 /tmp/hb-keep-map.out | cut -c1-100); dmesg: '$(dmesg | grep "vbd-$_dv: backend released" | tail -n 1 | sed 's/^\[[^]]*\] //')'"
+	[ -n "$_ok" ]
+}
+
+# hb_quiet LETTER: responses without an event from the 48th on; ours, with
+# request_timeout=3, reads them at each timeout: fio verify must pass
+# (within 120 s) with the device alive; _d
+hb_quiet() {
+	_l=$1
+	[ -n "$HB_STOCK" ] || echo 3 >"/sys/module/$_mod/parameters/request_timeout"
+	hb_attach_disk "$_l" quiet 48; _ar=$?
+	# read at the device's probe: the next disks wait forever again
+	[ -n "$HB_STOCK" ] || echo 0 >"/sys/module/$_mod/parameters/request_timeout"
+	[ "$_ar" = 0 ] || return 1
+	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
+	_ok=1
+	hb_fio_bg quiet --name=quiet --filename="/dev/xvd$_l" --rw=write --bs=44k \
+		--size=2M --iodepth=16 --verify=sha256 --do_verify=1
+	if ! wait_for 120 grep -q '^rc=' /tmp/hb-quiet.out; then
+		_d="$_d fio hung: no end 120 s after it started, $(hb_inflight "$_l") request(s) in flight, $(hb_fio_ps); left attached (its requests hang)"
+		return 1
+	fi
+	grep -q '^rc=0' /tmp/hb-quiet.out || _ok=
+	_d="$_d fio: $(head -n 1 /tmp/hb-quiet.out | cut -c1-100)"
+	if [ -z "$HB_STOCK" ]; then
+		_d="$_d $(bf_xps "xvd$_l" responses_unnotified errors_timeout dead) dmesg: '$(dmesg | grep "vbd-$_dv: .*without an event" | tail -n 1 | sed 's/^\[[^]]*\] //')'"
+		[ "$(bf_x "xvd$_l" responses_unnotified)" -gt 0 ] && [ "$(bf_x "xvd$_l" dead)" = 0 ] || _ok=
+	fi
+	hb_detach_disk "$_l"
+	[ -n "$_ok" ]
+}
+
+# hb_storm LETTER: an event storm with nothing behind it from the 48th
+# response on; fio verify must pass, the device stay alive; _d
+hb_storm() {
+	_l=$1
+	hb_attach_disk "$_l" storm 48 || return 1
+	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
+	_ok=1 _irq0=$(awk -v n="xbf$_dv-q0" '$NF == n { s = 0; for (i = 2; i < NF - 2; i++) s += $i; print s }' /proc/interrupts)
+	if _o=$(bf_fio hb-storm 240 --name=storm --filename="/dev/xvd$_l" --rw=randwrite \
+		--bsrange=4k-44k --size=8M --iodepth=8 --verify=sha256 --do_verify=1); then
+		_d="$_d fio 8M verify sha256 $_o"
+	else
+		_ok=; _d="$_d fio $_o"
+	fi
+	if [ -z "$HB_STOCK" ]; then
+		_irq1=$(awk -v n="xbf$_dv-q0" '$NF == n { s = 0; for (i = 2; i < NF - 2; i++) s += $i; print s }' /proc/interrupts)
+		_d="$_d interrupts +$((${_irq1:-0} - ${_irq0:-0})) $(bf_xps "xvd$_l" dead errors_protocol errors_io)"
+		[ "$(bf_x "xvd$_l" dead)" = 0 ] && [ "$(bf_errs "xvd$_l")" = 0 ] || _ok=
+	fi
+	hb_detach_disk "$_l"
+	case "$_d" in *"lied: storm"*) ;; *) _ok=; _d="$_d (no storm told)" ;; esac
+	[ -n "$_ok" ]
+}
+
+# hb_flip LETTER: the backend's features change while connected, five
+# times; they must not change what the frontend does; _d
+hb_flip() {
+	_l=$1
+	hb_attach_disk "$_l" none 0 || return 1
+	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
+	_ok=1 _lbs=$(cat "/sys/block/xvd$_l/queue/logical_block_size") _sz=$(blockdev --getsize64 "/dev/xvd$_l")
+	hb_fio_bg flip --name=flip --filename="/dev/xvd$_l" --rw=randwrite \
+		--bsrange=4k-44k --size=16M --iodepth=8 --verify=sha256 --do_verify=1
+	_t=$(up) _r=$(rpc hb-flip "$_dv")
+	case "$_r" in "ok 5 flips") ;; *) _ok= ;; esac
+	_d="$_d flip: $_r in $(since "$_t") s;"
+	grep -q '^rc=' /tmp/hb-flip.out && { _ok=; _d="$_d fio ended before the last flip;"; }
+	if ! wait_for 180 grep -q '^rc=' /tmp/hb-flip.out; then
+		_d="$_d fio hung: no end 180 s after it started, $(hb_inflight "$_l") in flight, $(hb_fio_ps)"
+		[ -n "$HB_STOCK" ] && { _d="$_d; left attached"; return 1; }
+		_d="$_d $(bf_xps "xvd$_l" requests dead) dmesg: '$(dmesg | grep "vbd-$_dv: " | tail -n 2 | sed 's/^\[[^]]*\] //' | tr '\n' ' ')'"
+		hb_detach_disk "$_l"
+		return 1
+	fi
+	grep -q '^rc=0' /tmp/hb-flip.out || _ok=
+	_d="$_d fio: $(head -n 1 /tmp/hb-flip.out | cut -c1-100);"
+	_lbs2=$(cat "/sys/block/xvd$_l/queue/logical_block_size") _sz2=$(blockdev --getsize64 "/dev/xvd$_l")
+	_d="$_d logical block $_lbs -> $_lbs2, size $_sz -> $_sz2"
+	[ "$_lbs" = "$_lbs2" ] && [ "$_sz" = "$_sz2" ] || _ok=
+	if [ -z "$HB_STOCK" ]; then
+		_d="$_d $(bf_xps "xvd$_l" persistent requests_indirect flush dead)"
+		[ "$(bf_x "xvd$_l" requests_indirect)" = 0 ] && [ "$(bf_x "xvd$_l" persistent)" = 0 ] &&
+			[ "$(bf_x "xvd$_l" dead)" = 0 ] || _ok=
+	fi
+	hb_detach_disk "$_l"
+	[ -n "$_ok" ]
+}
+
+# hb_ring_order LETTER: the frontend allows 16 pages
+# (max_ring_page_order=4), the backend claims order 99: a 16-page ring
+hb_ring_order() {
+	[ -n "$HB_STOCK" ] || echo 4 >"/sys/module/$_mod/parameters/max_ring_page_order"
+	hb_clamped "$1" "--rw=randwrite --bsrange=4k-44k" max-ring-page-order=99; _rc=$?
+	[ -n "$HB_STOCK" ] || echo 0 >"/sys/module/$_mod/parameters/max_ring_page_order"
+	[ "$_rc" = 0 ] && case "$_d" in *"ring-page-order=4 "*) true ;; *) false ;; esac &&
+		{ [ -n "$HB_STOCK" ] || [ "$(echo "$_d" | sed -n 's/.*ring_pages=\([0-9]*\).*/\1/p')" = 16 ]; }
+}
+
+# hb_indirect LETTER: feature-max-indirect-segments 2^32-1; ours keeps its
+# own 128
+hb_indirect() {
+	hb_clamped "$1" "--rw=write --bs=512k" feature-max-indirect-segments=4294967295 &&
+		{ [ -n "$HB_STOCK" ] || [ "$(echo "$_d" | sed -n 's/.*max_indirect_segments=\([0-9]*\).*/\1/p')" = 128 ]; }
+}
+
+# hb_run STEP CMD...: the step's verdict from CMD, which sets _d.
+# Debugging: XPS_SCN_HB_ONLY=step,step runs only those (and load, leaks).
+hb_run() {
+	_s=$1; shift
+	[ -z "${XPS_SCN_HB_ONLY:-}" ] || case ",$XPS_SCN_HB_ONLY," in *",$_s,"*) ;; *) return 0 ;; esac
+	_d=
+	if "$@"; then bf_step "$_s" PASS "$_d"; else bf_step "$_s" FAIL "$_d"; fi
+}
+
 hostile_blk_domU() {
 	BF_SCN=hostile-blk BF_STEPS=$hostile_blk_steps
 	: >/tmp/bf.done
@@ -347,35 +541,26 @@ hostile_blk_domU() {
 		fi
 		bf_step load PASS "xen-grant-pool and $BF_MOD loaded, no disk yet"
 	fi
-	if hb_serve; then bf_step serve PASS "$_d"; else bf_step serve FAIL "$_d"; fi
-	if hb_lie bad-id c "bad response from backend: id out of range"; then
-		bf_step bad-id PASS "$_d"; else bf_step bad-id FAIL "$_d"; fi
-	if hb_lie double d "bad response from backend: id not outstanding"; then
-		bf_step double PASS "$_d"; else bf_step double FAIL "$_d"; fi
-	if hb_lie bad-op e "bad response from backend: wrong operation"; then
-		bf_step bad-op PASS "$_d"; else bf_step bad-op FAIL "$_d"; fi
-	if hb_lie bad-status f "bad response from backend: unknown status"; then
-		bf_step bad-status PASS "$_d"; else bf_step bad-status FAIL "$_d"; fi
-	if hb_lie prod-jump g "backend response producer out of range"; then
-		bf_step prod-jump PASS "$_d"; else bf_step prod-jump FAIL "$_d"; fi
-	if hb_xs_bad i "backend sector-size 513 unusable" sector-size=513; then
-		bf_step sector-size PASS "$_d"; else bf_step sector-size FAIL "$_d"; fi
-	if hb_xs_bad j "reading backend disk parameters" sectors=lots; then
-		bf_step sectors PASS "$_d"; else bf_step sectors FAIL "$_d"; fi
-	# the frontend allows 16 pages (max_ring_page_order=4); the backend
-	# claims order 99
-	[ -n "$HB_STOCK" ] || echo 4 >/sys/module/$_mod/parameters/max_ring_page_order
-	if hb_clamped k "--rw=randwrite --bsrange=4k-44k" max-ring-page-order=99 &&
-	   case "$_d" in *"ring-page-order=4 "*) true ;; *) false ;; esac &&
-	   { [ -n "$HB_STOCK" ] || [ "$(echo "$_d" | sed -n 's/.*ring_pages=\([0-9]*\).*/\1/p')" = 16 ]; }; then
-		bf_step ring-order PASS "$_d"; else bf_step ring-order FAIL "$_d"; fi
-	[ -n "$HB_STOCK" ] || echo 0 >/sys/module/$_mod/parameters/max_ring_page_order
-	if hb_clamped l "--rw=write --bs=512k" feature-max-indirect-segments=4294967295 &&
-	   { [ -n "$HB_STOCK" ] || [ "$(echo "$_d" | sed -n 's/.*max_indirect_segments=\([0-9]*\).*/\1/p')" = 128 ]; }; then
-		bf_step indirect PASS "$_d"; else bf_step indirect FAIL "$_d"; fi
+	hb_run serve hb_serve
+	hb_run bad-id hb_lie bad-id c "bad response from backend: id out of range"
+	hb_run double hb_lie double d "bad response from backend: id not outstanding"
+	hb_run bad-op hb_lie bad-op e "bad response from backend: wrong operation"
+	hb_run bad-status hb_lie bad-status f "bad response from backend: unknown status"
+	hb_run prod-jump hb_lie prod-jump g "backend response producer out of range"
+	hb_run sector-size hb_xs_bad i "backend sector-size 513 unusable" sector-size=513
+	hb_run sectors hb_xs_bad j "reading backend disk parameters" sectors=lots
+	hb_run ring-order hb_ring_order k
+	hb_run indirect hb_indirect l
+	# Debian's driver: its own words, fio ending with errors (hb_lie)
+	if [ -n "$HB_STOCK" ]; then hb_run keep-map hb_lie keep-map m x
+	else hb_run keep-map hb_keep m; fi
+	hb_run quiet hb_quiet n
+	hb_run storm hb_storm o
+	hb_run flip hb_flip p
 	# last: with Debian's xen-blkfront the vanished backend's requests
 	# may hang, and the disk's removal then blocks xenwatch
-	if hb_vanish h; then bf_step vanish PASS "$_d"; else bf_step vanish FAIL "$_d"; fi
+	hb_run vanish hb_vanish h
+	rpc hb-stop >/dev/null
 	if [ -n "$HB_STOCK" ]; then
 		if rmmod xen-blkfront; then bf_step leaks PASS "rmmod xen-blkfront"
 		else bf_step leaks FAIL "rmmod xen-blkfront: refcnt $(cat /sys/module/xen_blkfront/refcnt)"; fi

@@ -31,6 +31,13 @@
  *   bad-status  status 7, which blkif.h does not define
  *   prod-jump   the response producer moved 1000 past the responses
  *   silent      no answer at all (the requests stay in flight)
+ *   quiet       correct responses, published without a notify
+ *   storm       correct responses, and STORM_BURST notifies with nothing
+ *               new behind them at every turn of the loop (every 1 ms)
+ *   keep-map    the first page of the next plain request is mapped
+ *               through gntdev and stays mapped until the tool exits
+ *               (XSA-396: the frontend must not hand that page back);
+ *               the request is answered correctly
  * Each lie is told once on stdout ("lied: ..."); the tool then keeps
  * serving as told until SIGTERM, and prints its counts on exit.
  */
@@ -126,18 +133,21 @@ static uint32_t ring_size;
 #define MAX_RING_PAGES	16U
 
 enum lie { L_NONE, L_BAD_ID, L_DOUBLE, L_BAD_OP, L_BAD_STATUS, L_PROD_JUMP,
-	   L_SILENT };
+	   L_SILENT, L_QUIET, L_STORM, L_KEEP_MAP };
 static const char *const lie_names[] = {
 	"none", "bad-id", "double", "bad-op", "bad-status", "prod-jump",
-	"silent",
+	"silent", "quiet", "storm", "keep-map",
 };
+
+#define STORM_BURST	64
 
 static volatile sig_atomic_t stop;
 static int gnt_fd, evt_fd, file_fd;
 static unsigned int domid, port, ring_pages;
 static struct sring *sr;
 static uint32_t rsp_prod_pvt, req_cons;
-static unsigned long nr_req, nr_rsp, nr_err, nr_lies;
+static unsigned long nr_req, nr_rsp, nr_err, nr_lies, nr_storm;
+static void *kept;	/* keep-map: the page kept mapped */
 
 static void on_term(int sig)
 {
@@ -276,8 +286,42 @@ static void tell(enum lie lie, const struct req *rq)
 	fflush(stdout);
 }
 
-/* Take what the frontend produced; answer it as told.  1: answered some. */
-static int round_trip(enum lie lie, unsigned long after)
+/*
+ * keep-map: map the frontend's grant GREF (read-only: a write request's
+ * page is granted so) and keep it mapped until exit, when closing the
+ * gntdev file unmaps it.  1: mapped.
+ */
+static int keep_map(uint32_t gref)
+{
+	struct ioctl_gntdev_map_grant_ref m = {
+		.count = 1,
+		.refs[0] = { .domid = domid, .ref = gref },
+	};
+	uint8_t *p;
+
+	if (ioctl(gnt_fd, IOCTL_GNTDEV_MAP_GRANT_REF, &m)) {
+		printf("keep-map: mapping grant %u failed: %s\n", gref,
+		       strerror(errno));
+		fflush(stdout);
+		return 0;
+	}
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, gnt_fd, m.index);
+	if (p == MAP_FAILED) {
+		printf("keep-map: mmap of grant %u failed: %s\n", gref,
+		       strerror(errno));
+		fflush(stdout);
+		return 0;
+	}
+	(void)__atomic_load_n(p, __ATOMIC_RELAXED);	/* touch it */
+	kept = p;
+	printf("keep-map: grant %u of domain %u mapped, kept until exit\n",
+	       gref, domid);
+	fflush(stdout);
+	return 1;
+}
+
+/* Take what the frontend produced; answer it as told. */
+static void round_trip(enum lie lie, unsigned long after)
 {
 	uint32_t prod = __atomic_load_n(&sr->req_prod, __ATOMIC_ACQUIRE);
 	uint64_t prev_id = 0;
@@ -292,7 +336,7 @@ static int round_trip(enum lie lie, unsigned long after)
 		       prod, req_cons);
 		fflush(stdout);
 		stop = 1;
-		return 0;
+		return;
 	}
 	while (req_cons != prod) {
 		/* one copy off the shared page; only the copy is used */
@@ -310,6 +354,10 @@ static int round_trip(enum lie lie, unsigned long after)
 			tell(now, &rq);
 			continue;
 		}
+		/* one page of the first plain request from AFTER on */
+		if (now == L_KEEP_MAP && !kept && e.req.op != BLKIF_OP_INDIRECT &&
+		    rq.nr_segs && keep_map(rq.seg[0].gref))
+			tell(now, &rq);
 		memset(&r, 0, sizeof(r));
 		r.id = rq.id;
 		r.op = rq.op;	/* an indirect request's data operation, as blkback */
@@ -350,11 +398,13 @@ static int round_trip(enum lie lie, unsigned long after)
 			tell(lie, &rq);
 		}
 		__atomic_store_n(&sr->rsp_prod, p, __ATOMIC_RELEASE);
-		notify();
+		if (lie == L_QUIET && nr_rsp > after)
+			tell(lie, &rq);
+		else
+			notify();
 	}
 	/* ask for an event at the next request */
 	__atomic_store_n(&sr->req_event, req_cons + 1, __ATOMIC_SEQ_CST);
-	return answered;
 }
 
 int main(int argc, char **argv)
@@ -436,19 +486,31 @@ int main(int argc, char **argv)
 	pfd.fd = evt_fd;
 	pfd.events = POLLIN;
 	while (!stop) {
+		int storm = lie == L_STORM && nr_rsp >= after;
+
 		/* and look once more after asking, as RING_FINAL_CHECK does */
 		do
 			round_trip(lie, after);
 		while (!stop && __atomic_load_n(&sr->req_prod, __ATOMIC_SEQ_CST) != req_cons);
-		rc = poll(&pfd, 1, 1000);
+		if (storm) {
+			if (!nr_storm)
+				printf("lied: storm from response %lu, %u notifies a turn\n",
+				       nr_rsp, STORM_BURST);
+			fflush(stdout);
+			for (i = 0; i < STORM_BURST; i++)
+				notify();
+			nr_storm += STORM_BURST;
+			nr_lies++;
+		}
+		rc = poll(&pfd, 1, storm ? 1 : 1000);
 		if (rc < 0 && errno != EINTR)
 			die("poll");
 		if (rc > 0 && read(evt_fd, &fired, sizeof(fired)) == sizeof(fired) &&
 		    write(evt_fd, &fired, sizeof(fired)) != sizeof(fired))
 			die("unmask");
 	}
-	printf("end: %lu requests, %lu responses, %lu errors, %lu lies\n",
-	       nr_req, nr_rsp, nr_err, nr_lies);
+	printf("end: %lu requests, %lu responses, %lu errors, %lu lies, %lu storm notifies\n",
+	       nr_req, nr_rsp, nr_err, nr_lies, nr_storm);
 	munmap(sr, (size_t)ring_pages * PAGE);
 	close(evt_fd);
 	close(gnt_fd);
