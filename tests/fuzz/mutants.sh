@@ -14,7 +14,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$here" || exit 1
-secs=${FUZZ_SECS:-20}
+secs=${FUZZ_SECS:-12}
 out=build/mutants
 rm -rf "$out"; mkdir -p "$out"
 fail=0
