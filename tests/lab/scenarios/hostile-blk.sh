@@ -257,7 +257,7 @@ hb_lie() {
 		--bsrange=4k-44k --size=16M --iodepth=8 --verify=sha256 --do_verify=1
 	_hung=
 	if ! wait_for 90 grep -q '^rc=' "/tmp/hb-$_st.out"; then
-		_ok='' _hung=1; _d="$_d fio hung: no end 90 s after it started, $(hb_inflight "$_l") request(s) in flight, $(hb_fio_ps);"
+		_ok='' _hung=1; _d="$_d fio hung: no end 90 s after it started, $(hb_inflight "$_l") request(s) in flight;"
 	elif grep -q '^rc=0' "/tmp/hb-$_st.out"; then
 		_ok=; _d="$_d fio passed: $(head -n 1 "/tmp/hb-$_st.out")"
 	else
@@ -314,8 +314,6 @@ hb_fio_bg() {
 	rm -f "$_hbf"
 	( bf_fio "hb-$_tag" 180 "$@" </dev/null >"$_hbf"; echo "rc=$?" >>"$_hbf" ) &
 }
-# hb_fio_ps: fio's processes, their state and where they wait
-hb_fio_ps() { ps -eo pid,stat,wchan:24,args | grep '[f]io --' | cut -c1-60 | tr '\n' ' '; }
 
 # hb_inflight LETTER: requests of xvd<LETTER> in flight; hb_held: some,
 # and still some 2 s later
@@ -423,7 +421,7 @@ hb_quiet() {
 	hb_fio_bg quiet --name=quiet --filename="/dev/xvd$_l" --rw=write --bs=44k \
 		--size=2M --iodepth=16 --verify=sha256 --do_verify=1
 	if ! wait_for 120 grep -q '^rc=' /tmp/hb-quiet.out; then
-		_d="$_d fio hung: no end 120 s after it started, $(hb_inflight "$_l") request(s) in flight, $(hb_fio_ps); left attached (its requests hang)"
+		_d="$_d fio hung: no end 120 s after it started, $(hb_inflight "$_l") request(s) in flight; left attached (its requests hang)"
 		return 1
 	fi
 	grep -q '^rc=0' /tmp/hb-quiet.out || _ok=
@@ -473,7 +471,7 @@ hb_flip() {
 	_d="$_d flip: $_r in $(since "$_t") s;"
 	grep -q '^rc=' /tmp/hb-flip.out && { _ok=; _d="$_d fio ended before the last flip;"; }
 	if ! wait_for 180 grep -q '^rc=' /tmp/hb-flip.out; then
-		_d="$_d fio hung: no end 180 s after it started, $(hb_inflight "$_l") in flight, $(hb_fio_ps)"
+		_d="$_d fio hung: no end 180 s after it started, $(hb_inflight "$_l") in flight"
 		[ -n "$HB_STOCK" ] && { _d="$_d; left attached"; return 1; }
 		_d="$_d $(bf_xps "xvd$_l" requests dead) dmesg: '$(dmesg | grep "vbd-$_dv: " | tail -n 2 | sed 's/^\[[^]]*\] //' | tr '\n' ' ')'"
 		hb_detach_disk "$_l"
