@@ -136,6 +136,12 @@ struct xbf_info {
 	enum xbf_state state;
 	bool dead;			/* no new I/O; set once, never cleared */
 	bool dead_error;		/* killed: responses no longer read */
+	/*
+	 * Frozen for a save (xbf_suspend) until xbf_resume: the ring then
+	 * holds what the old backend wrote, which the saved image may hold
+	 * only in part; a request timeout must not read it.
+	 */
+	bool frozen;
 	bool rings_live;		/* rings allocated and published */
 	struct work_struct kill_work;
 	struct work_struct add_work;	/* device_add_disk(), see xbf_add_work() */

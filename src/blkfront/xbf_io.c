@@ -907,7 +907,8 @@ static int xbf_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
  * 30 s without one).  First look at its ring: a backend that wrote its
  * responses without an event has answered, and what it answered is read
  * now, validated as always (the way NVMe polls its completion queue on a
- * timeout).  Really unanswered, with a timeout set: the backend is stuck
+ * timeout), except while frozen for a save (xbf_suspend()).  Really
+ * unanswered, with a timeout set: the backend is stuck
  * (or its disk is).  Disable the device, which fails what is outstanding;
  * a zero-copy request whose pages the backend still maps is held until it
  * lets go (its pages must not go back to their owner before).  With no
@@ -921,7 +922,7 @@ static enum blk_eh_timer_return xbf_timeout(struct request *rq)
 
 	if (xbf_dead(info))
 		return BLK_EH_RESET_TIMER;
-	n = xbf_reap(ring);
+	n = READ_ONCE(info->frozen) ? 0 : xbf_reap(ring);
 	if (n) {
 		atomic64_add(n, &info->stats.unnotified);
 		dev_warn_ratelimited(&info->xbdev->dev,
