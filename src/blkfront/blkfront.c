@@ -446,10 +446,6 @@ static void xbf_remove(struct xenbus_device *dev)
 }
 
 /*
- * After a restore the old rings are gone: requeue what was in flight,
- * renegotiate, and send it again once the backend is connected.
- */
-/*
  * Before a save: from now until xbf_resume, a request timeout leaves the
  * ring alone.  After the restore the old backend's responses on it may
  * not match the saved data pages (a read's data copied before the
@@ -468,6 +464,10 @@ static int xbf_suspend(struct xenbus_device *dev)
 	return 0;
 }
 
+/*
+ * After a restore the old rings are gone: requeue what was in flight,
+ * renegotiate, and send it again once the backend is connected.
+ */
 static int xbf_resume(struct xenbus_device *dev)
 {
 	struct xbf_info *info = dev_get_drvdata(&dev->dev);

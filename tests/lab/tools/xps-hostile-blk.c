@@ -288,8 +288,8 @@ static void tell(enum lie lie, const struct req *rq)
 
 /*
  * keep-map: map the frontend's grant GREF (read-only: a write request's
- * page is granted so) and keep it mapped until exit, when closing the
- * gntdev file unmaps it.  1: mapped.
+ * page is granted so) and keep it mapped until the process exits, which
+ * unmaps it.  1: mapped.
  */
 static int keep_map(uint32_t gref)
 {
