@@ -312,7 +312,7 @@ hb_fio_bg() {
 	# "rc=0" went to /tmp/hb-hb-TAG.out, so a fio that passed looked hung
 	_tag=$1 _hbf=/tmp/hb-$1.out; shift
 	rm -f "$_hbf"
-	( bf_fio "hb-$_tag" 180 "$@" </dev/null >"$_hbf"; echo "rc=$?" >>"$_hbf" ) &
+	( bf_fio "hb-$_tag" 180 "$@" >"$_hbf"; echo "rc=$?" >>"$_hbf" ) &
 }
 
 # hb_inflight LETTER: requests of xvd<LETTER> in flight; hb_held: some,
@@ -434,13 +434,18 @@ hb_quiet() {
 	[ -n "$_ok" ]
 }
 
+# hb_irqs NAME: the interrupts taken so far by the handler NAME, every CPU
+hb_irqs() {
+	awk -v n="$1" '$NF == n { s = 0; for (i = 2; i < NF - 2; i++) s += $i; print s }' /proc/interrupts
+}
+
 # hb_storm LETTER: an event storm with nothing behind it from the 48th
 # response on; fio verify must pass, the device stay alive; _d
 hb_storm() {
 	_l=$1
 	hb_attach_disk "$_l" storm 48 || return 1
 	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
-	_ok=1 _irq0=$(awk -v n="xbf$_dv-q0" '$NF == n { s = 0; for (i = 2; i < NF - 2; i++) s += $i; print s }' /proc/interrupts)
+	_ok=1 _irq0=$(hb_irqs "xbf$_dv-q0")
 	if _o=$(bf_fio hb-storm 240 --name=storm --filename="/dev/xvd$_l" --rw=randwrite \
 		--bsrange=4k-44k --size=8M --iodepth=8 --verify=sha256 --do_verify=1); then
 		_d="$_d fio 8M verify sha256 $_o"
@@ -448,7 +453,7 @@ hb_storm() {
 		_ok=; _d="$_d fio $_o"
 	fi
 	if [ -z "$HB_STOCK" ]; then
-		_irq1=$(awk -v n="xbf$_dv-q0" '$NF == n { s = 0; for (i = 2; i < NF - 2; i++) s += $i; print s }' /proc/interrupts)
+		_irq1=$(hb_irqs "xbf$_dv-q0")
 		_d="$_d interrupts +$((${_irq1:-0} - ${_irq0:-0})) $(bf_xps "xvd$_l" dead errors_protocol errors_io)"
 		[ "$(bf_x "xvd$_l" dead)" = 0 ] && [ "$(bf_errs "xvd$_l")" = 0 ] || _ok=
 	fi

@@ -493,10 +493,11 @@ int main(int argc, char **argv)
 			round_trip(lie, after);
 		while (!stop && __atomic_load_n(&sr->req_prod, __ATOMIC_SEQ_CST) != req_cons);
 		if (storm) {
-			if (!nr_storm)
+			if (!nr_storm) {
 				printf("lied: storm from response %lu, %u notifies a turn\n",
 				       nr_rsp, STORM_BURST);
-			fflush(stdout);
+				fflush(stdout);
+			}
 			for (i = 0; i < STORM_BURST; i++)
 				notify();
 			nr_storm += STORM_BURST;
