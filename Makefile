@@ -26,7 +26,8 @@
 #   make bench-netfront     the frontends alone on one domU, both on the
 #                           stock netback: iperf3 TCP both ways, UDP 64 B
 #   make hostile-stock      the lab's hostile-blk cases against Debian's
-#                           xen-blkfront, for comparison (not a gate)
+#                           xen-blkfront and hostile-nb's against its
+#                           xen-netback, for comparison (not a gate)
 #   make bench-tables       every report and plot of doc/bench-data/ again
 #                           from its committed raw samples
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the

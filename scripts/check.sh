@@ -15,7 +15,8 @@
 # step "full": all of them) adds, past that budget, with the stock
 # drivers' smoke scenario in the lab step. hostile-stock (make
 # hostile-stock, in neither): hostile-blk's cases against Debian's
-# xen-blkfront, for comparison.
+# xen-blkfront and hostile-nb's against Debian's xen-netback, for
+# comparison.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -83,13 +84,17 @@ run_step() {
 			tests/lab/lab run --modules "$root/build/lab-modules" netfront hostile-blk ;;
 	# xen-netback-pgnt in dom0, each in its own boot: against
 	# xen-netfront-pgnt (persistent grants end to end, with a stock
-	# netfront as domu2domu's far end), and four guest pairs at once
-	# on it (eight domUs, a 6 GB boot); check-full only: against the
-	# stock netfront in every step
+	# netfront as domu2domu's far end), then, in the same boot once
+	# those domUs are gone, against the lying userspace frontend
+	# (hostile-nb); four guest pairs at once on it (eight domUs, a 6 GB
+	# boot); check-full only: against the stock netfront in every step
 	netback|netback-stock|netpairs)
+		local with=
+		[ "$1" != netback ] || with=hostile-nb
+		# shellcheck disable=SC2086 # word splitting intended: none or one
 		scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		XPS_LAB_OUT="$root/build/lab-$1" \
-			tests/lab/lab run --modules "$root/build/lab-modules" "$1" ;;
+			tests/lab/lab run --modules "$root/build/lab-modules" "$1" $with ;;
 	# make dist, the .deb and both .rpm (lintian, rpmlint), the apt
 	# install / new kernel / upgrade / purge cycle in a Debian 12 chroot,
 	# then the lab booted with the modules DKMS built there
@@ -111,11 +116,13 @@ run_step() {
 		XPS_LAB_OUT="$root/build/lab-arm64-net" \
 			tests/lab/lab --arch arm64 run --modules "$root/build/lab-modules-arm64" arm64-net || r=1
 		return $r ;;
-	# hostile-blk's cases against Debian's xen-blkfront: a comparison
-	# (make hostile-stock), in neither check nor check-full
+	# hostile-blk's cases against Debian's xen-blkfront and hostile-nb's
+	# against Debian's xen-netback, in one boot: a comparison (make
+	# hostile-stock), in neither check nor check-full
 	hostile-stock)
-		XPS_SCN_HB_DRIVER=stock XPS_LAB_OUT="$root/build/lab-hostile-stock" \
-			tests/lab/lab run hostile-blk ;;
+		XPS_SCN_HB_DRIVER=stock XPS_SCN_HN_DRIVER=stock \
+		XPS_LAB_OUT="$root/build/lab-hostile-stock" \
+			tests/lab/lab run hostile-blk hostile-nb ;;
 	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
 	esac
 }

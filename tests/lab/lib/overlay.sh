@@ -31,6 +31,11 @@ overlay_tree() {
 		${CC:-cc} -O2 -Wall -Wextra -static -s -o "$d/xps/bin/xps-hostile-blk" \
 			"$LAB_DIR/tools/xps-hostile-blk.c" || die "cannot build xps-hostile-blk"
 	fi
+	# hostile-nb's userspace net frontend, in the x86 domUs
+	if [ "$role" = domU ] && [ "$LAB_ARCH" = x86 ]; then
+		${CC:-cc} -O2 -Wall -Wextra -static -s -o "$d/xps/bin/xps-hostile-nf" \
+			"$LAB_DIR/tools/xps-hostile-nf.c" || die "cannot build xps-hostile-nf"
+	fi
 	# All of them: a scenario may use another's helpers (blkfront-life
 	# sources blkfront.sh); only those named run.
 	cp "$LAB_DIR"/scenarios/*.sh "$d/xps/scenarios/"
