@@ -25,9 +25,10 @@
 #                           persistent grants (bench-netpairs: the same)
 #   make bench-netfront     the frontends alone on one domU, both on the
 #                           stock netback: iperf3 TCP both ways, UDP 64 B
-#   make hostile-stock      the lab's hostile-blk cases against Debian's
-#                           xen-blkfront and hostile-nb's against its
-#                           xen-netback, for comparison (not a gate)
+#   make hostile-stock      the lab's hostile-blk, hostile-nf and
+#                           hostile-nb cases against Debian's
+#                           xen-blkfront, xen-netfront and xen-netback,
+#                           for comparison (not a gate)
 #   make bench-tables       every report and plot of doc/bench-data/ again
 #                           from its committed raw samples
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the

@@ -15,8 +15,8 @@
 # step "full": all of them) adds, past that budget, with the stock
 # drivers' smoke scenario in the lab step. hostile-stock (make
 # hostile-stock, in neither): hostile-blk's cases against Debian's
-# xen-blkfront and hostile-nb's against Debian's xen-netback, for
-# comparison.
+# xen-blkfront, hostile-nf's against its xen-netfront and hostile-nb's
+# against its xen-netback, for comparison.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,10 +78,11 @@ run_step() {
 	# xen-netfront-pgnt in its own boot: its two domUs move hundreds of
 	# MB, which would slow the block scenarios past their budgets; and
 	# beside them xen-blkfront-64k against the lying userspace backend
-	# (hostile-blk: 141 s alone, light I/O)
+	# (hostile-blk: 202 s alone, light I/O) and xen-netfront-pgnt
+	# against the lying userspace net backend (hostile-nf: 170 s alone)
 	net)	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		XPS_LAB_OUT="$root/build/lab-net" \
-			tests/lab/lab run --modules "$root/build/lab-modules" netfront hostile-blk ;;
+			tests/lab/lab run --modules "$root/build/lab-modules" netfront hostile-blk hostile-nf ;;
 	# xen-netback-pgnt in dom0, each in its own boot: against
 	# xen-netfront-pgnt (persistent grants end to end, with a stock
 	# netfront as domu2domu's far end), then, in the same boot once
@@ -116,13 +117,14 @@ run_step() {
 		XPS_LAB_OUT="$root/build/lab-arm64-net" \
 			tests/lab/lab --arch arm64 run --modules "$root/build/lab-modules-arm64" arm64-net || r=1
 		return $r ;;
-	# hostile-blk's cases against Debian's xen-blkfront and hostile-nb's
-	# against Debian's xen-netback, in one boot: a comparison (make
+	# hostile-blk's cases against Debian's xen-blkfront, hostile-nf's
+	# against its xen-netfront and hostile-nb's against its xen-netback
+	# (after the others), in one boot: a comparison (make
 	# hostile-stock), in neither check nor check-full
 	hostile-stock)
-		XPS_SCN_HB_DRIVER=stock XPS_SCN_HN_DRIVER=stock \
+		XPS_SCN_HB_DRIVER=stock XPS_SCN_HN_DRIVER=stock XPS_SCN_HF_DRIVER=stock \
 		XPS_LAB_OUT="$root/build/lab-hostile-stock" \
-			tests/lab/lab run hostile-blk hostile-nb ;;
+			tests/lab/lab run hostile-blk hostile-nf hostile-nb ;;
 	*)	echo "FAIL: check/$1 unknown step"; return 1 ;;
 	esac
 }

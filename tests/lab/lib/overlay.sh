@@ -30,6 +30,9 @@ overlay_tree() {
 		# hostile-blk's userspace block backend
 		${CC:-cc} -O2 -Wall -Wextra -static -s -o "$d/xps/bin/xps-hostile-blk" \
 			"$LAB_DIR/tools/xps-hostile-blk.c" || die "cannot build xps-hostile-blk"
+		# hostile-nf's userspace net backend
+		${CC:-cc} -O2 -Wall -Wextra -static -s -o "$d/xps/bin/xps-hostile-nb" \
+			"$LAB_DIR/tools/xps-hostile-nb.c" || die "cannot build xps-hostile-nb"
 	fi
 	# hostile-nb's userspace net frontend, in the x86 domUs
 	if [ "$role" = domU ] && [ "$LAB_ARCH" = x86 ]; then
