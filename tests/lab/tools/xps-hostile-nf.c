@@ -191,13 +191,18 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Wait up to MS for an event (or 10 ms, to look at the rings again). */
-static void wait_event(int ms)
+/*
+ * Wait for an event until END (in now_ms() time), 10 ms at most, to look
+ * at the rings again.  (A negative poll timeout would wait for ever.)
+ */
+static void wait_event(uint64_t end)
 {
 	struct pollfd pfd = { .fd = evt_fd, .events = POLLIN };
+	uint64_t now = now_ms();
 	uint32_t fired;
+	int ms = end <= now ? 0 : end - now < 10 ? (int)(end - now) : 10;
 
-	if (poll(&pfd, 1, ms < 10 ? ms : 10) > 0 &&
+	if (poll(&pfd, 1, ms) > 0 &&
 	    read(evt_fd, &fired, sizeof(fired)) == sizeof(fired) &&
 	    write(evt_fd, &fired, sizeof(fired)) != sizeof(fired))
 		die("unmask");
@@ -263,7 +268,7 @@ static int tx_wait(unsigned int n)
 		__atomic_store_n(&tx->rsp_event, tx_cons + 1, __ATOMIC_SEQ_CST);
 		if (tx_cons == want || now_ms() > end || stop)
 			break;
-		wait_event((int)(end - now_ms()));
+		wait_event(end);
 	}
 	return tx_cons == want ? first : 1000;
 }
@@ -327,7 +332,7 @@ static uint32_t ctrl_call(uint16_t type, uint32_t d0, uint32_t d1, uint32_t d2,
 		__atomic_store_n(&ctl->rsp_event, ctl_cons + 1, __ATOMIC_SEQ_CST);
 		if (now_ms() > end || stop)
 			return 1000;
-		wait_event((int)(end - now_ms()));
+		wait_event(end);
 	}
 	memcpy(&r, ctl->ring + (size_t)(ctl_cons++ % CTRL_RING) * sizeof(q),
 	       sizeof(r));
@@ -412,7 +417,7 @@ static void flood_ring(void)
 			       tx_prod - tx_cons, RSP_WAIT_MS);
 			break;
 		}
-		wait_event(10);
+		wait_event(now_ms() + 10);
 	}
 	printf("flood: %lu frames in %d s, %lu OKAY, %lu other\n", sent,
 	       FLOOD_SECS, okay, other);
