@@ -151,7 +151,7 @@ hb_attach() {
 	fi
 	"$HB_TOOL" "$_hd" "$_rr" "$_ev" "$HB_IMG" "$_lie" "$_after" >"$_log" 2>&1 &
 	echo $! >"/run/xps/hb-$_hd-$_hv.pid"
-	if ! wait_for 10 grep -q '^ready' "$_log"; then
+	if ! wait_for 10 grep -qs '^ready' "$_log"; then
 		RPC_REPLY="error the backend did not start: $(head -c 200 "$_log")"
 		return
 	fi

@@ -200,7 +200,7 @@ hn_up() {
 	_log=/tmp/hn-$_lie.log
 	"$HN_TOOL" "$_lie" >"$_log" 2>&1 &
 	_pid=$!
-	if ! wait_for 10 grep -q '^ready' "$_log"; then
+	if ! wait_for 10 grep -qs '^ready' "$_log"; then
 		_d="$_d the tool did not start: $(head -c 200 "$_log")"; return 1
 	fi
 	for _kv in $(sed -n 's/^ready //p' "$_log") request-rx-copy=1 feature-rx-notify=1 feature-sg=1 "$@"; do

@@ -113,7 +113,7 @@ hf_attach() {
 		"$HF_TOOL" "$_hd" $(xenstore-read "$_fe/tx-ring-ref" "$_fe/rx-ring-ref" "$_fe/event-channel") \
 			"${_tool%,*}" "${_tool#*,}" >"$_log" 2>&1 &
 		echo $! >"/run/xps/hf-$_hd-$_hv.pid"
-		if ! wait_for 10 grep -q '^ready' "$_log"; then
+		if ! wait_for 10 grep -qs '^ready' "$_log"; then
 			RPC_REPLY="error the backend did not start: $(head -c 200 "$_log")"
 			return
 		fi
