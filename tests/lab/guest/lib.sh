@@ -38,6 +38,11 @@ check() {
 	if "$@"; then pass "$_r" "$_d"; else fail "$_r" "$_d"; return 1; fi
 }
 
+# proc_gone PID: the process has exited.  A zombie counts: the shell
+# that started it may not have reaped it yet, and "kill -0" from a child
+# shell still finds a zombie.
+proc_gone() { ! [ -e "/proc/$1" ] || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
+
 # kv LINE KEY: value of KEY=value in a selftest/result line.
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
 

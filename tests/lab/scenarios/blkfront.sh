@@ -118,6 +118,15 @@ bf_done() { echo "$1" >>/tmp/bf.done; }
 bf_step() { # bf_step NAME PASS|FAIL DETAIL: report once
 	result "${BF_SCN:-blkfront}/$1" "$2" "$3"; bf_done "$1"
 }
+# bf_run ONLY STEP CMD...: the step's verdict from CMD, which sets _d.
+# ONLY, a comma-separated list of steps (the hostile scenarios'
+# XPS_SCN_*_ONLY, for debugging), skips STEP when it is not in the list.
+bf_run() {
+	_o=$1 _s=$2; shift 2
+	[ -z "$_o" ] || case ",$_o," in *",$_s,"*) ;; *) return 0 ;; esac
+	_d=
+	if "$@"; then bf_step "$_s" PASS "$_d"; else bf_step "$_s" FAIL "$_d"; fi
+}
 bf_fail_rest() {
 	for _s in ${BF_STEPS:-$blkfront_steps}; do
 		[ "$_s" = cpu-selfcheck ] && continue

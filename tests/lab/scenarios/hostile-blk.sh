@@ -166,7 +166,7 @@ hb_detach() {
 	_log=/run/xps/hb-$1-$2.log
 	_pid=$(cat "/run/xps/hb-$1-$2.pid" 2>/dev/null)
 	[ -n "$_pid" ] && kill "$_pid" 2>/dev/null
-	wait_for 10 sh -c "! kill -0 $_pid 2>/dev/null"
+	[ -z "$_pid" ] || wait_for 10 proc_gone "$_pid"
 	xenstore-write "$_be/state" 5
 	if wait_for 20 hb_fe_is "$1" "$2" 6; then _fs=closed; else _fs="state $(hb_fe_state "$1" "$2")"; fi
 	xenstore-write "$_be/state" 6
@@ -513,14 +513,9 @@ hb_indirect() {
 		{ [ -n "$HB_STOCK" ] || [ "$(echo "$_d" | sed -n 's/.*max_indirect_segments=\([0-9]*\).*/\1/p')" = 128 ]; }
 }
 
-# hb_run STEP CMD...: the step's verdict from CMD, which sets _d.
-# Debugging: XPS_SCN_HB_ONLY=step,step runs only those (and load, leaks).
-hb_run() {
-	_s=$1; shift
-	[ -z "${XPS_SCN_HB_ONLY:-}" ] || case ",$XPS_SCN_HB_ONLY," in *",$_s,"*) ;; *) return 0 ;; esac
-	_d=
-	if "$@"; then bf_step "$_s" PASS "$_d"; else bf_step "$_s" FAIL "$_d"; fi
-}
+# hb_run STEP CMD...: bf_run's; XPS_SCN_HB_ONLY=step,step (debugging)
+# runs only those (and load, leaks)
+hb_run() { bf_run "${XPS_SCN_HB_ONLY:-}" "$@"; }
 
 hostile_blk_domU() {
 	BF_SCN=hostile-blk BF_STEPS=$hostile_blk_steps

@@ -182,14 +182,12 @@ hn_fe() { echo "/local/domain/$HN_DOMID/device/vif/$1"; }
 hn_be_state() { xenstore-read "$(xenstore-read "$(hn_fe "$1")/backend")/state" 2>/dev/null; }
 hn_be_is() { [ "$(hn_be_state "$1")" = "$2" ]; }
 hn_be_ge() { _bs=$(hn_be_state "$1"); [ -n "$_bs" ] && [ "$_bs" -ge "$2" ]; }
-# hn_gone PID: the process has exited (a zombie counts: ash reaps late)
-hn_gone() { ! [ -e "/proc/$1" ] || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 
 # hn_up LIE [KEY=VALUE...]: a new vif, the tool started for LIE, its keys
 # (and KEY=VALUE, lies the frontend tells in xenstore) written, Connected;
 # sets _dv (devid), _log and _pid, _d; fails if the vif did not connect
 hn_up() {
-	_lie=$1; shift
+	_lie=$1 _pid="" _log=/dev/null; shift
 	_r=$(rpc hn-attach)
 	_d="attach: $_r;"
 	case "$_r" in "ok devid="*) _dv=${_r#ok devid=} ;; *) _dv=; return 1 ;; esac
@@ -209,6 +207,14 @@ hn_up() {
 	xenstore-write "$_fe/state" 4
 }
 
+# hn_connect LIE [KEY=VALUE...]: hn_up, and when that fails after the
+# vif was made, the vif detached and the tool stopped again
+hn_connect() {
+	hn_up "$@" && return 0
+	[ -z "$_dv" ] || hn_down
+	return 1
+}
+
 # hn_closer DEVID: in the background, answer the backend's Closing with
 # Closed, as a frontend does (the detach waits for it)
 hn_closer() {
@@ -219,13 +225,16 @@ hn_closer() {
 # hn_down [noclose]: detach the vif (closing for it unless noclose),
 # stop the tool; clears _ok if the vif stayed
 hn_down() {
+	_cpid=
 	[ "${1:-}" = noclose ] || hn_closer "$_dv"
 	_r=$(rpc hn-detach "$_dv")
 	_d="$_d; detach: $_r"
 	case "$_r" in ok*) ;; *) _ok= ;; esac
-	kill "$_cpid" 2>/dev/null
-	kill "$_pid" 2>/dev/null
-	wait_for 10 hn_gone "$_pid"
+	[ -z "$_cpid" ] || kill "$_cpid" 2>/dev/null
+	if [ -n "$_pid" ]; then
+		kill "$_pid" 2>/dev/null
+		wait_for 10 proc_gone "$_pid"
+	fi
 	_d="$_d; tool: $(grep '^end' "$_log" | tr '\n' ' ')"
 }
 
@@ -249,7 +258,7 @@ hn_chk() {
 # a good frame then is answered OKAY, the backend still Connected; _d
 hn_lives() {
 	_ok=1
-	hn_up "$1" || return 1
+	hn_connect "$1" || return 1
 	if ! wait_for 30 hn_be_is "$_dv" 4; then
 		_d="$_d backend state $(hn_be_state "$_dv") after 30 s, not Connected"; _ok=
 	else
@@ -270,7 +279,7 @@ hn_lives() {
 # answers nothing more and goes Closing with an error node; _d
 hn_fatal() {
 	_ok=1
-	hn_up "$1" || return 1
+	hn_connect "$1" || return 1
 	if ! wait_for 30 hn_be_is "$_dv" 4; then
 		_d="$_d backend state $(hn_be_state "$_dv") after 30 s, not Connected"; _ok=
 	else
@@ -293,7 +302,7 @@ hn_fatal() {
 # connect, must log WANT and go Closing; _d
 hn_xs() {
 	_ok=1
-	hn_up none "$2" || return 1
+	hn_connect none "$2" || return 1
 	# Connected (a lie taken) or Closing (refused), whichever comes
 	wait_for 15 hn_be_ge "$_dv" 4
 	if hn_be_is "$_dv" 4; then
@@ -314,10 +323,10 @@ hn_xs() {
 # detach must still end and the vif go; _d
 hn_vanish() {
 	_ok=1
-	hn_up vanish || return 1
+	hn_connect vanish || return 1
 	wait_for 30 hn_be_is "$_dv" 4 || { _d="$_d backend state $(hn_be_state "$_dv") after 30 s, not Connected"; _ok=; }
 	hn_tell
-	wait_for 10 hn_gone "$_pid" || { _ok=; _d="$_d the tool did not exit;"; }
+	wait_for 10 proc_gone "$_pid" || { _ok=; _d="$_d the tool did not exit;"; }
 	hn_chk
 	hn_down noclose
 	[ -n "$_ok" ]
@@ -331,14 +340,9 @@ hn_leak() {
 	[ -n "$HN_STOCK" ] || case "$_r" in *"mapped_live=0 "*) ;; *) return 1 ;; esac
 }
 
-# hn_run STEP CMD...: the step's verdict from CMD, which sets _d.
-# Debugging: XPS_SCN_HN_ONLY=step,step runs only those (and load, leaks).
-hn_run() {
-	_s=$1; shift
-	[ -z "${XPS_SCN_HN_ONLY:-}" ] || case ",$XPS_SCN_HN_ONLY," in *",$_s,"*) ;; *) return 0 ;; esac
-	_d=
-	if "$@"; then bf_step "$_s" PASS "$_d"; else bf_step "$_s" FAIL "$_d"; fi
-}
+# hn_run STEP CMD...: bf_run's; XPS_SCN_HN_ONLY=step,step (debugging)
+# runs only those (and load, leaks)
+hn_run() { bf_run "${XPS_SCN_HN_ONLY:-}" "$@"; }
 
 hostile_nb_domU() {
 	BF_SCN=hostile-nb BF_STEPS=$hostile_nb_steps

@@ -66,6 +66,8 @@ hostile_nf_domU_cmdline() { [ -n "$HF_STOCK" ] || echo "module_blacklist=xen_net
 # ---- dom0 side: the toolstack's part and the backend's ---------------------
 hf_be() { echo "/local/domain/0/backend/xps-vif/$1/$2"; }
 hf_fe() { echo "/local/domain/$1/device/vif/$2"; }
+# hf_node_is PATH VALUE: the xenstore node reads VALUE
+hf_node_is() { [ "$(xenstore-read "$1" 2>/dev/null)" = "$2" ]; }
 
 HF_TOOL=/xps/bin/xps-hostile-nb
 
@@ -104,7 +106,7 @@ hf_attach() {
 	# the frontend's state last: it probes a device that reads Initialising
 	xenstore-write "$_fe/state" 1 "$_be/state" 2
 	if [ -n "$_tool" ]; then
-		if ! wait_for 30 sh -c "[ \"\$(xenstore-read $_fe/state 2>/dev/null)\" = 4 ]"; then
+		if ! wait_for 30 hf_node_is "$_fe/state" 4; then
 			RPC_REPLY="error frontend state $(xenstore-read "$_fe/state" 2>/dev/null) after 30 s, not Connected"
 			return
 		fi
@@ -130,10 +132,10 @@ hf_detach() {
 	rm -f "/run/xps/hf-$1-$2.pid"
 	if [ -n "$_pid" ]; then
 		kill "$_pid" 2>/dev/null
-		wait_for 10 sh -c "! kill -0 $_pid 2>/dev/null"
+		wait_for 10 proc_gone "$_pid"
 	fi
 	xenstore-write "$_be/state" 5
-	if wait_for 10 sh -c "[ \"\$(xenstore-read $_fe/state 2>/dev/null)\" = 6 ]"; then
+	if wait_for 10 hf_node_is "$_fe/state" 6; then
 		_fs=closed
 	else
 		_fs="state $(xenstore-read "$_fe/state" 2>/dev/null)"
@@ -244,12 +246,9 @@ hf_alive() {
 	_d="$_d; rmmod and modprobe $HF_MOD"
 }
 
-# hf_run STEP CMD...: the step's verdict from CMD, which sets _d
-hf_run() {
-	_s=$1; shift
-	_d=
-	if "$@"; then bf_step "$_s" PASS "$_d"; else bf_step "$_s" FAIL "$_d"; fi
-}
+# hf_run STEP CMD...: bf_run's; XPS_SCN_HF_ONLY=step,step (debugging)
+# runs only those (and load)
+hf_run() { bf_run "${XPS_SCN_HF_ONLY:-}" "$@"; }
 
 hostile_nf_domU() {
 	BF_SCN=hostile-nf BF_STEPS=$hostile_nf_steps
