@@ -85,10 +85,11 @@ run_step() {
 			tests/lab/lab run --modules "$root/build/lab-modules" netfront hostile-blk hostile-nf ;;
 	# xen-netback-pgnt in dom0, each in its own boot: against
 	# xen-netfront-pgnt (persistent grants end to end, with a stock
-	# netfront as domu2domu's far end), then, in the same boot once
-	# those domUs are gone, against the lying userspace frontend
-	# (hostile-nb); four guest pairs at once on it (eight domUs, a 6 GB
-	# boot); check-full only: against the stock netfront in every step
+	# netfront as domu2domu's far end) and, beside it, against the lying
+	# userspace frontend (hostile-nb: 680 s for both, 775 s when it
+	# waited for netback's domUs); four guest pairs at once on it (eight
+	# domUs, a 6 GB boot); check-full only: against the stock netfront
+	# in every step
 	netback|netback-stock|netpairs)
 		local with=
 		[ "$1" != netback ] || with=hostile-nb

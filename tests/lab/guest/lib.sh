@@ -43,6 +43,19 @@ check() {
 # shell still finds a zombie.
 proc_gone() { ! [ -e "/proc/$1" ] || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; }
 
+# The vif backend lock (dom0).  A scenario that reloads dom0's net
+# backend (netback's nb-reload) and one that attaches vifs to it
+# (hostile-nb) share a boot; each holds the lock across what the other
+# must not see.  vif_lock OWNER SECS: take it, waiting up to SECS;
+# vif_locker: who holds it; vif_unlock: give it back.
+XPS_VIF_LOCK=${XPS_RUN:-/run/xps}/vif-backend.lock
+vif_lock() {
+	wait_for "$2" mkdir "$XPS_VIF_LOCK" 2>/dev/null || return 1
+	echo "$1" >"$XPS_VIF_LOCK/owner"
+}
+vif_locker() { cat "$XPS_VIF_LOCK/owner" 2>/dev/null; }
+vif_unlock() { rm -rf "$XPS_VIF_LOCK"; }
+
 # kv LINE KEY: value of KEY=value in a selftest/result line.
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
 

@@ -422,7 +422,12 @@ netfront_rpc() {
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
 	nb-stats) RPC_REPLY=$(nb_vif_stats "$_dom") ;;
 	peer-nb-stats) RPC_REPLY=$(nb_vif_stats "$(xl domid nf2 2>/dev/null)") ;; # nf2's
-	nb-reload) nb_reload ;;
+	# nb-lock: the vif backend lock, for the reload (which gives it
+	# back): hostile-nb attaches vifs in the same boot
+	nb-lock)
+		if vif_lock "$NF_SCN nb-reload" 240; then RPC_REPLY=ok
+		else RPC_REPLY="error the vif backend lock still held by $(vif_locker) after 240 s"; fi ;;
+	nb-reload) nb_reload; vif_unlock ;;
 	nb-hash) nb_hash "$_dom" ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
@@ -1043,6 +1048,12 @@ nb_backend() {
 # nb-reload: the backend module reloaded under a running iperf3
 nb_reload_step() {
 	_rb0=$(dmesg | grep -c 'persistent grants: the backend maps all')
+	# no other scenario's vif attached while the module goes
+	_rl=$(rpc nb-lock)
+	if [ "$_rl" != ok ]; then
+		nf_step nb-reload FAIL "dom0: $_rl"
+		return
+	fi
 	nf_bg_iperf $NF_IPERF_RELOAD 15 nbreload
 	sleep 3
 	_rt=$(up)
