@@ -47,6 +47,15 @@ run_boot() {
 	esc() { echo "${1//,/,,}"; }
 	log "boot: $name (timeout ${tmo}s, log $dir/serial.log)"
 	tq=$(now)
+	# A hypervisor with shadow paging, which xl migrate of a PV guest
+	# needs (images.sh: xen_shadow_elf), for a boot with a scenario
+	# that asks for it (<fn>_lab_xen=shadow) or with XPS_LAB_XEN=shadow
+	local xen=$img/xen.elf xenv=${XPS_LAB_XEN:-}
+	for s in "$@"; do [ "$(scenario_var "$s" lab_xen)" != shadow ] || xenv=shadow; done
+	if [ "$xenv" = shadow ] && [ "$LAB_ARCH" != arm64 ]; then
+		xen=$(xen_shadow_elf) || return 1
+		log "boot: Xen with shadow paging: $xen"
+	fi
 	# No host network: the guests' only network is xenbr0 inside dom0.
 	local qemu
 	if [ "$LAB_ARCH" = arm64 ]; then
@@ -57,7 +66,7 @@ run_boot() {
 			-machine pc -accel tcg,thread=multi -cpu "$LAB_CPU" -smp "$LAB_SMP" -m "$mem"
 			-display none -vga none -monitor none -nic none -no-reboot
 			-serial "file:$dir/serial.log"
-			-kernel "$img/xen.elf" -append "$XEN_ARGS"
+			-kernel "$xen" -append "$XEN_ARGS"
 			-initrd "$(esc "$img/vmlinux") $DOM0_ARGS,$(esc "$work/dom0.cpio")")
 	fi
 	# XPS_LAB_INSN=1 (x86, the benchmarks' BENCH_INSN): the xps-insn

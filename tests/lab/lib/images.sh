@@ -53,6 +53,39 @@ fetch_deb() {
 	echo "$f"
 }
 
+# xen_shadow_elf: the path of a hypervisor that can migrate PV guests.
+# PV log-dirty (xl migrate, #16) needs CONFIG_SHADOW_PAGING, which
+# Debian's bookworm-security build (4.17.7, after XSA-477) turned off
+# and bookworm's own 4.17.5+72 has on: of the versions of
+# xen-hypervisor-4.17-amd64 apt offers, the newest built with it, as
+# Debian built it.  Cached under xen-shadow/<version>; a version found
+# without it is remembered as such.  The toolstack stays the images' one
+# (same 4.17 branch, same hypercall interface).
+xen_shadow_elf() {
+	local v dir deb
+	for v in $(apt-cache madison "$XEN_PKG" | awk '{ print $3 }'); do
+		dir=$LAB_CACHE/xen-shadow/$v
+		if [ -f "$dir/xen.elf" ]; then echo "$dir/xen.elf"; return 0; fi
+		[ ! -f "$dir/no-shadow" ] || continue
+		need_root "fetching $XEN_PKG $v"
+		rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+		(cd "$dir.tmp" && apt-get download -q -o APT::Sandbox::User=root "$XEN_PKG=$v" >&2) ||
+			die "apt-get download $XEN_PKG=$v failed"
+		deb=$(ls "$dir.tmp"/*.deb)
+		dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/xen-4.17-amd64.config' >"$dir.tmp/config"
+		if grep -qx 'CONFIG_SHADOW_PAGING=y' "$dir.tmp/config"; then
+			dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/xen-4.17-amd64.gz' | gunzip >"$dir.tmp/xen.elf"
+			file "$dir.tmp/xen.elf" | grep -q ELF || die "$XEN_PKG $v: xen.elf is not an ELF file"
+		else
+			touch "$dir.tmp/no-shadow"
+		fi
+		rm -f "$deb"; rm -rf "$dir"; mv "$dir.tmp" "$dir"
+		log "images: $XEN_PKG $v: $(grep -q CONFIG_SHADOW_PAGING=y "$dir/config" && echo with || echo without) shadow paging"
+		if [ -f "$dir/xen.elf" ]; then echo "$dir/xen.elf"; return 0; fi
+	done
+	die "no version of $XEN_PKG that apt offers is built with CONFIG_SHADOW_PAGING=y"
+}
+
 # extract_vmlinux BZIMAGE OUT: Xen builds a PV dom0 from the plain ELF in
 # milliseconds, but needs 7-15 s under TCG to unpack Debian's XZ bzImage.
 extract_vmlinux() {

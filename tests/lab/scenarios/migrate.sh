@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# shellcheck disable=SC2034,SC2154 # the scenario interface (<fn>_steps, _budget,
+# _domus, _lab_xen) is read by dom0-init, the judge and the helpers; the
+# blkfront_life_* functions and BFL_* settings come from blkfront-life.sh
+# migrate - xen-blkfront-64k across live migration (issue #16).  The
+# boot's hypervisor can migrate PV guests (migrate_lab_xen=shadow:
+# lib/images.sh's xen_shadow_elf, Debian's bookworm build with shadow
+# paging; the default, bookworm-security's, refuses log-dirty).
+# blkfront-life's machinery and domU (three disks, a fio write+verify
+# loop on each, a 6 MB reference on xvdb), with its steps:
+#   load        xen-grant-pool and xen-blkfront-64k, the reference written
+#   migrate     xl migrate to localhost (-s "": xl migrate-receive run
+#               by dom0 itself), MIG_COUNT (3) times in a row with the
+#               loops running: each time every loop passes before,
+#               across and after, each disk counts one resume and no
+#               error, the held writes and the reference verify
+#   reload-load the reload cycles under I/O, after the migrations
+#   leaks       no pool page or grant live after rmmod
+# XPS_SCN_MIG_COUNT overrides the count.
+if [ -f /xps/scenarios/blkfront-life.sh ]; then
+	. /xps/scenarios/blkfront-life.sh
+else
+	. "$LAB_DIR/scenarios/blkfront-life.sh"
+fi
+blkfront_life_steps="cpu-selfcheck load migrate reload-load leaks"
+migrate_steps=$blkfront_life_steps
+# alone, 3 migrations: about 4 minutes
+migrate_budget=900
+migrate_domus="bfl"
+migrate_lab_xen=shadow
+BFL_MIGRATIONS=${XPS_SCN_MIG_COUNT:-3}
+migrate_dom0_prepare() { blkfront_life_dom0_prepare; }
+migrate_domU_cfg() { blkfront_life_domU_cfg "$@"; }
+migrate_domU_cmdline() { blkfront_life_domU_cmdline "$@"; }
+migrate_rpc() { blkfront_life_rpc "$@"; }
+migrate_domU() { BFL_SCN=migrate blkfront_life_domU; }
