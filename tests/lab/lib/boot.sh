@@ -48,7 +48,7 @@ run_boot() {
 	log "boot: $name (timeout ${tmo}s, log $dir/serial.log)"
 	tq=$(now)
 	# A hypervisor with shadow paging, which xl migrate of a PV guest
-	# needs (images.sh: xen_shadow_elf), for a boot with a scenario
+	# needs (debs.sh: xen_shadow_elf), for a boot with a scenario
 	# that asks for it (<fn>_lab_xen=shadow) or with XPS_LAB_XEN=shadow
 	local xen=$img/xen.elf xenv=${XPS_LAB_XEN:-}
 	for s in "$@"; do [ "$(scenario_var "$s" lab_xen)" != shadow ] || xenv=shadow; done

@@ -21,69 +21,11 @@ DOMU_MODS="xen-blkfront xen-netfront xen-evtchn xenfs xen-gntdev xen-gntalloc ex
 # busybox's own mke2fs makes ext2 only: call /usr/bin/mke2fs by path.
 DOMU_PROGS="/usr/bin/fio /usr/bin/iperf3 /bin/kmod /usr/bin/xenstore /usr/bin/sha256sum /sbin/mke2fs /sbin/e2fsck /usr/sbin/ethtool"
 
-XEN_PKG=xen-hypervisor-4.17-amd64
-
 images_key() {
 	local kver=$1
 	printf '%s\n%s=%s\n%s=%s\n%s\n' "$(rootfs_key)" "$XEN_PKG" "$(apt_candidate $XEN_PKG)" \
 		"linux-image-$kver" "$(apt_candidate linux-image-"$kver")" \
 		"$(sha256sum <"$LAB_DIR/lib/images.sh")" | sha256sum | cut -c1-16
-}
-
-
-# fetch_deb PKG[:ARCH] [DIR]: download the candidate version once into DIR
-# (default the cache's debs/); print its path.
-fetch_deb() {
-	local spec=$1 dir=${2:-$LAB_CACHE/debs} pkg=${1%%:*} ver f
-	ver=$(apt_candidate "$spec")
-	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
-		[ "$spec" = "$pkg" ] ||
-			die "no apt candidate for $spec (dpkg --add-architecture ${spec#*:} && apt-get update; scripts/install-deps.sh does both)"
-		die "no apt candidate for $spec"
-	fi
-	mkdir -p "$dir"
-	f=$(ls "$dir/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
-	if [ -z "$f" ]; then
-		# apt-get download uses apt's own sources and proxy settings.  The
-		# cache is root's, which apt's _apt sandbox user cannot write to.
-		(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$spec=$ver" >&2) ||
-			die "apt-get download $spec=$ver failed"
-		f=$(ls "$dir/${pkg}_${ver//:/%3a}_"*.deb | head -n1)
-	fi
-	echo "$f"
-}
-
-# xen_shadow_elf: the path of a hypervisor that can migrate PV guests.
-# PV log-dirty (xl migrate, #16) needs CONFIG_SHADOW_PAGING, which
-# Debian's bookworm-security build (4.17.7, after XSA-477) turned off
-# and bookworm's own 4.17.5+72 has on: of the versions of
-# xen-hypervisor-4.17-amd64 apt offers, the newest built with it, as
-# Debian built it.  Cached under xen-shadow/<version>; a version found
-# without it is remembered as such.  The toolstack stays the images' one
-# (same 4.17 branch, same hypercall interface).
-xen_shadow_elf() {
-	local v dir deb
-	for v in $(apt-cache madison "$XEN_PKG" | awk '{ print $3 }'); do
-		dir=$LAB_CACHE/xen-shadow/$v
-		if [ -f "$dir/xen.elf" ]; then echo "$dir/xen.elf"; return 0; fi
-		[ ! -f "$dir/no-shadow" ] || continue
-		need_root "fetching $XEN_PKG $v"
-		rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-		(cd "$dir.tmp" && apt-get download -q -o APT::Sandbox::User=root "$XEN_PKG=$v" >&2) ||
-			die "apt-get download $XEN_PKG=$v failed"
-		deb=$(ls "$dir.tmp"/*.deb)
-		dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/xen-4.17-amd64.config' >"$dir.tmp/config"
-		if grep -qx 'CONFIG_SHADOW_PAGING=y' "$dir.tmp/config"; then
-			dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './boot/xen-4.17-amd64.gz' | gunzip >"$dir.tmp/xen.elf"
-			file "$dir.tmp/xen.elf" | grep -q ELF || die "$XEN_PKG $v: xen.elf is not an ELF file"
-		else
-			touch "$dir.tmp/no-shadow"
-		fi
-		rm -f "$deb"; rm -rf "$dir"; mv "$dir.tmp" "$dir"
-		log "images: $XEN_PKG $v: $(grep -q CONFIG_SHADOW_PAGING=y "$dir/config" && echo with || echo without) shadow paging"
-		if [ -f "$dir/xen.elf" ]; then echo "$dir/xen.elf"; return 0; fi
-	done
-	die "no version of $XEN_PKG that apt offers is built with CONFIG_SHADOW_PAGING=y"
 }
 
 # extract_vmlinux BZIMAGE OUT: Xen builds a PV dom0 from the plain ELF in
