@@ -98,7 +98,6 @@ hostile_blk_domU_cmdline() { [ -n "$HB_STOCK" ] || echo "module_blacklist=xen_bl
 hb_be() { echo "/local/domain/0/backend/qdisk/$1/$2"; }
 hb_fe() { echo "/local/domain/$1/device/vbd/$2"; }
 hb_fe_state() { xenstore-read "$(hb_fe "$1" "$2")/state" 2>/dev/null; }
-hb_fe_is() { [ "$(hb_fe_state "$1" "$2")" = "$3" ]; }
 
 # hb_attach DOMID DEVID LIE AFTER [KEY=VALUE...]: the backend's xenstore
 # values KEY (features, or lies about the disk) written before InitWait;
@@ -128,7 +127,7 @@ hb_attach() {
 		"$_be/sector-size" 512 "$_be/physical-sector-size" 512
 	for _kv in "$@"; do xenstore-write "$_be/${_kv%%=*}" "${_kv#*=}"; done
 	xenstore-write "$_be/state" 2
-	if ! wait_for 30 hb_fe_is "$_hd" "$_hv" 3; then
+	if ! xs_await "$(hb_fe "$_hd" "$_hv")/state" 3 30 >/dev/null; then
 		RPC_REPLY="error frontend state $(hb_fe_state "$_hd" "$_hv") after 30 s, not 3"
 		return
 	fi
@@ -165,10 +164,12 @@ hb_detach() {
 	_be=$(hb_be "$1" "$2") _fe=$(hb_fe "$1" "$2")
 	_log=/run/xps/hb-$1-$2.log
 	_pid=$(cat "/run/xps/hb-$1-$2.pid" 2>/dev/null)
-	[ -n "$_pid" ] && kill "$_pid" 2>/dev/null
-	[ -z "$_pid" ] || wait_for 10 proc_gone "$_pid"
+	if [ -n "$_pid" ]; then
+		kill "$_pid" 2>/dev/null
+		wait_for 10 proc_gone "$_pid"
+	fi
 	xenstore-write "$_be/state" 5
-	if wait_for 20 hb_fe_is "$1" "$2" 6; then _fs=closed; else _fs="state $(hb_fe_state "$1" "$2")"; fi
+	if xs_await "$_fe/state" 6 20 >/dev/null; then _fs=closed; else _fs="state $(hb_fe_state "$1" "$2")"; fi
 	xenstore-write "$_be/state" 6
 	xenstore-rm "$_fe"; xenstore-rm "$_be"
 	RPC_REPLY="ok frontend $_fs; $(grep -E '^(lied|end|frontend)' "$_log" | tr '\n' ' ')"

@@ -66,8 +66,6 @@ hostile_nf_domU_cmdline() { [ -n "$HF_STOCK" ] || echo "module_blacklist=xen_net
 # ---- dom0 side: the toolstack's part and the backend's ---------------------
 hf_be() { echo "/local/domain/0/backend/xps-vif/$1/$2"; }
 hf_fe() { echo "/local/domain/$1/device/vif/$2"; }
-# hf_node_is PATH VALUE: the xenstore node reads VALUE
-hf_node_is() { [ "$(xenstore-read "$1" 2>/dev/null)" = "$2" ]; }
 
 HF_TOOL=/xps/bin/xps-hostile-nb
 
@@ -106,7 +104,7 @@ hf_attach() {
 	# the frontend's state last: it probes a device that reads Initialising
 	xenstore-write "$_fe/state" 1 "$_be/state" 2
 	if [ -n "$_tool" ]; then
-		if ! wait_for 30 hf_node_is "$_fe/state" 4; then
+		if ! xs_await "$_fe/state" 4 30 >/dev/null; then
 			RPC_REPLY="error frontend state $(xenstore-read "$_fe/state" 2>/dev/null) after 30 s, not Connected"
 			return
 		fi
@@ -135,7 +133,7 @@ hf_detach() {
 		wait_for 10 proc_gone "$_pid"
 	fi
 	xenstore-write "$_be/state" 5
-	if wait_for 10 hf_node_is "$_fe/state" 6; then
+	if xs_await "$_fe/state" 6 10 >/dev/null; then
 		_fs=closed
 	else
 		_fs="state $(xenstore-read "$_fe/state" 2>/dev/null)"
