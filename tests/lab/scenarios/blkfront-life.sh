@@ -43,7 +43,7 @@
 #                 4.17.7 default) refuses, the guest's suspend is
 #                 cancelled, and the same checks hold with no resume
 #                 counted.  migrate.sh runs this step in make check on
-#                 a Xen that can (XPS_LAB_XEN=shadow)
+#                 a Xen that can (migrate_lab_xen=shadow)
 #   resume-unbind fio on xvdc, xl save, then xl restore -p and blkback unbound
 #                 from the new xvdc backend before the domain runs: xvdc
 #                 resumes and its backend never answers; unbinding xvdc
@@ -71,6 +71,8 @@ blkfront_life_domus="bfl"
 BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-3}
 # migrate: how many migrations in a row (the migrate scenario asks for 3)
 BFL_MIGRATIONS=${XPS_SCN_BFL_MIGRATIONS:-1}
+# saves (soak.sh's step, in no other list): save/restore cycles in a row
+BFL_SAVES=${XPS_SCN_BFL_SAVES:-2}
 # make check runs load, save-restore, resume-unbind, reload-load and
 # leaks; make check-full (XPS_SCN_BFL_FULL=1) every step.  This scenario
 # sets the block lab boot's length, and on an idle host (2026-12-03) it
@@ -346,6 +348,11 @@ bfl_loop() {
 	done
 }
 bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
+# bfl_pool_empty: xen-grant-pool holds no page and no grant
+bfl_pool_empty() { [ "$(bf_gp pages_live)" = 0 ] && [ "$(bf_gp grants_live)" = 0 ]; }
+# bfl_soak STEP N ok|bad SECS [KEY=VALUE...]: one cycle of a looped step,
+# a line the host's soak table (scripts/soak-table.sh) counts
+bfl_soak() { echo "XPS-SOAK $*"; }
 # A run spans the move, whose wait (bfl_rpc_move) ends at 900 s: 300 s
 # cut a run off in CI (2026-12-04: 340 s, with 99 s of held I/O and a
 # 28 s save).  The limit only catches a hang.
@@ -379,8 +386,10 @@ BFL_DISKS="xvda xvdb xvdc"
 bfl_move_step() {
 	_st=$1 _cmd=$2 _how=${3:-}
 	for _k in $BFL_DISKS; do
-		eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
+		[ -n "${BFL_STOCK:-}" ] ||
+			eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
 	done
+	_id0=$(xenstore-read domid)
 	rm -f /tmp/bfl.stop /tmp/bfl-*.runs /tmp/bfl-held.out
 	# fio syncs before each verify: a flush dom0 holds would leave fio
 	# in an uninterruptible sleep, which the guest's freezer cannot
@@ -436,9 +445,18 @@ bfl_move_step() {
 	*:ok*) ;;
 	*) echo "$_st: $(rpc move-log)"; _want=fail ;;
 	esac
-	_d="$_cmd: $_m; fio runs a=$(bfl_runs a) b=$(bfl_runs b) c=$(bfl_runs c);"
+	_id1=$(xenstore-read domid)
+	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=$(bfl_runs a) b=$(bfl_runs b) c=$(bfl_runs c);"
 	_bad='' _rp=0
+	# a move that worked gives the guest a new domain id
+	[ "$_want" != 1 ] || [ "$_id1" != "$_id0" ] || _bad="$_bad same-domid"
 	for _k in $BFL_DISKS; do
+		# the stock driver has no counters: its disks still bound
+		if [ -n "${BFL_STOCK:-}" ]; then
+			_d="$_d $_k driver $(bf_drv "$_k");"
+			[ "$(bf_drv "$_k")" = "$BF_DRV" ] || _bad="$_bad $_k"
+			continue
+		fi
 		_dr=$(( $(bf_x "$_k" resumes) - $(eval echo "\$_r_$_k") ))
 		_dq=$(( $(bf_x "$_k" requeued) - $(eval echo "\$_q_$_k") ))
 		_de=$(( $(bf_errs "$_k") - $(eval echo "\$_e_$_k") ))
@@ -446,15 +464,46 @@ bfl_move_step() {
 		[ "$_dr" = "$_want" ] && [ "$_de" = 0 ] && [ "$(bf_drv "$_k")" = "$BF_DRV" ] || _bad="$_bad $_k"
 		[ "$_k" != xvdc ] || _rp=$_dq
 	done
-	_d="$_d ref $_ref; held writes ${_held:-none}"
+	_d="$_d ref $_ref;"
+	[ "$_cmd" != save-restore ] || _d="$_d held writes ${_held:-none}"
 	# Requests held in dom0 while the guest suspended: some replayed.
-	[ "$_cmd" != save-restore ] || [ "$_want" != 1 ] || [ "$_rp" -gt 0 ] || _bad="$_bad xvdc-nothing-replayed"
+	[ "$_cmd" != save-restore ] || [ "$_want" != 1 ] || [ -n "${BFL_STOCK:-}" ] ||
+		[ "$_rp" -gt 0 ] || _bad="$_bad xvdc-nothing-replayed"
 	case "$_held" in ok*) ;; *) _bad="$_bad xvdc-held-writes" ;; esac
 	if [ "$_want" != fail ] && [ -z "$_fails" ] && [ "$_ref" = ok ] && [ -z "$_bad" ]; then
 		return 0
 	fi
 	bf_step "$_st" FAIL "$_d; bad:${_bad:- none}; loop failures: ${_fails:-none}"
 	return 1
+}
+
+# bfl_move_loop STEP CMD COUNT: bfl_move_step COUNT times in a row, an
+# XPS-SOAK line for each; the first failure (bfl_move_step reports it)
+# ends the loop.  PASS with each move's details, or for more than three
+# a summary.
+bfl_move_loop() {
+	_ml=1 _md='' _mt=0
+	while [ "$_ml" -le "$3" ]; do
+		_t0=$(up)
+		bfl_move_step "$1" "$2"; _mr=$?
+		_ms=$(since "$_t0")
+		[ "$_ms" -le "$_mt" ] || _mt=$_ms
+		_mc=0
+		[ "$_ref" = ok ] || _mc=1
+		case "$_fails" in *verify*|*crc32c*|*sha256*) _mc=1 ;; esac
+		_mh=0
+		case "$_m" in pending|rpc-timeout|"") _mh=1 ;; esac
+		bfl_soak "$1" "$_ml" "$([ $_mr = 0 ] && echo ok || echo bad)" "$_ms" corrupt=$_mc hang=$_mh
+		[ $_mr = 0 ] || return 1
+		[ "$3" -gt 3 ] || _md="$_md $2 $_ml: $_d;"
+		_ml=$((_ml + 1))
+	done
+	if [ "$3" -gt 3 ]; then
+		_md="$3 in a row, every fio loop passing across each, the reference verified after each"
+		[ -n "${BFL_STOCK:-}" ] || _md="$_md, each disk resumed once and counted no error"
+		_md="$_md; the longest took ${_mt}s"
+	fi
+	bf_step "$1" PASS "${_md# }"
 }
 
 # resume-unbind: xvdc's backend never answers after a restore
@@ -505,10 +554,70 @@ bfl_verify_mixed() {
 		--offset="$3M" --size=6M --iodepth=8 --verify=sha256
 }
 
+# reload-load: BFL_CYCLES unbinds (then bind, or rmmod and modprobe) with
+# fio randrw in flight on xvda, the reference verified after each
+bfl_reload_load() {
+	bad=0 detail='' i=1 tmax=0
+	while [ $i -le "$BFL_CYCLES" ]; do
+		fio --name=load --filename=/dev/xvda --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
+			--bssplit=4k/50:64k/30:1m/20 --size=128M --iodepth=16 --time_based \
+			--runtime=120 >/tmp/fio-load.log 2>&1 &
+		fpid=$!
+		sleep 1
+		t=$(up)
+		bf_unbind_all
+		tu=$(since "$t")
+		_cb=$bad _hang=0 _lk=0
+		if wait_for 30 sh -c "! kill -0 $fpid 2>/dev/null"; then
+			wait $fpid
+			tf=$(since "$t")
+			[ "$tf" -le "$tmax" ] || tmax=$tf
+		else
+			kill -9 $fpid 2>/dev/null; wait $fpid
+			bad=$((bad + 1)); detail="$detail $i:fio-hung" _hang=1
+		fi
+		# every disk unbound: the pool holds no page and no grant
+		if [ -n "${BFL_POOLCHECK:-}" ] && ! wait_for 20 bfl_pool_empty; then
+			_lk="$(bf_gp pages_live)/$(bf_gp grants_live)"
+			bad=$((bad + 1)); detail="$detail $i:pool-live-$_lk"
+		fi
+		if [ $((i % 2)) = 1 ]; then
+			how=unbind/bind
+			for d in /sys/bus/xen/devices/vbd-*; do
+				echo "${d##*/}" >/sys/bus/xen/drivers/"$BF_DRV"/bind
+			done
+			wait_for 30 test -r /sys/block/xvda/xps/requests && wait_for 10 test -r /sys/block/xvdb/xps/requests
+			rc=$?
+		else
+			how=rmmod/modprobe
+			if rmmod "$BF_MOD"; then bf_load; rc=$?; else rc=90; fi
+		fi
+		tl=$(since "$t")
+		# shellcheck disable=SC2086 # word splitting intended: fio arguments
+		if [ $rc != 0 ]; then
+			bad=$((bad + 1)); detail="$detail $i:$how-no-disk"
+			echo "xps: cycle $i: no disk (rc=$rc): $(ls -l /dev/xvd* 2>&1 | cut -c1-60 | xargs); block: $(echo /sys/block/*)"
+			bf_load >/dev/null 2>&1
+		elif ! o=$(bf_fio "rl$i" 120 $BF_REF --verify_only); then
+			bad=$((bad + 1)); detail="$detail $i:$how-ref:$o"
+		fi
+		echo "xps: reload-load cycle $i ($how): unbind ${tu}s, fio gone ${tf:-never}s, disks back ${tl}s, verified $(since "$t")s after the unbind"
+		bfl_soak reload-load "$i" "$([ "$bad" = "$_cb" ] && echo ok || echo bad)" "$(since "$t")" \
+			corrupt="$(case "$detail" in *" $i:$how-ref:"*) echo 1 ;; *) echo 0 ;; esac)" hang=$_hang pool_live=$_lk
+		tf=
+		i=$((i + 1))
+	done
+	if [ $bad = 0 ]; then
+		bf_step reload-load PASS "$BFL_CYCLES cycles with fio randrw qd16 on xvda (unbind/bind and unbind+rmmod/modprobe alternating): fio ended at most ${tmax}s after the unbind, disks back, 6M reference verified after each"
+	else
+		bf_step reload-load FAIL "$bad of $BFL_CYCLES bad:$detail"
+	fi
+}
+
 blkfront_life_domU() {
 	BF_SCN=${BFL_SCN:-blkfront-life} BF_STEPS=$blkfront_life_steps
 	: >/tmp/bf.done
-	if ! bf_built; then
+	if [ -z "${BFL_STOCK:-}" ] && ! bf_built; then
 		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
 		bf_fail_rest "module not built"; return
 	fi
@@ -639,15 +748,13 @@ blkfront_life_domU() {
 	[ $ok = 2 ] && bf_step save-restore PASS "${det% ;}"
 	[ $ok = x ] || grep -q '^save-restore$' /tmp/bf.done || bf_step save-restore FAIL "round $((ok + 1)) did not run"
 
-	if bfl_want migrate && test -b /dev/xvda; then
-		_mi=1 _md=
-		while [ "$_mi" -le "$BFL_MIGRATIONS" ] && bfl_move_step migrate migrate; do
-			_md="$_md migration $_mi: $_d;"
-			_mi=$((_mi + 1))
-		done
-		[ "$_mi" -le "$BFL_MIGRATIONS" ] || bf_step migrate PASS "${_md# }"
-	fi
-	! bfl_want migrate || grep -q '^migrate$' /tmp/bf.done || bf_step migrate FAIL "did not run (no disk)"
+	for _s in saves migrate; do
+		if ! bfl_want $_s; then continue
+		elif ! test -b /dev/xvda; then bf_step $_s FAIL "did not run (no disk)"
+		elif [ $_s = saves ]; then bfl_move_loop saves save-restore "$BFL_SAVES"
+		else bfl_move_loop migrate migrate "$BFL_MIGRATIONS"
+		fi
+	done
 
 	if ! bfl_want resume-unbind; then :
 	elif test -b /dev/xvdc && bfl_resume_unbind; then
@@ -656,55 +763,7 @@ blkfront_life_domU() {
 		bf_step resume-unbind FAIL "${_d:-no xvdc}"
 	fi
 
-	# reloads with I/O in flight
-	bad=0 detail='' i=1 tmax=0
-	while [ $i -le "$BFL_CYCLES" ]; do
-		fio --name=load --filename=/dev/xvda --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
-			--bssplit=4k/50:64k/30:1m/20 --size=128M --iodepth=16 --time_based \
-			--runtime=120 >/tmp/fio-load.log 2>&1 &
-		fpid=$!
-		sleep 1
-		t=$(up)
-		bf_unbind_all
-		tu=$(since "$t")
-		if wait_for 30 sh -c "! kill -0 $fpid 2>/dev/null"; then
-			wait $fpid
-			tf=$(since "$t")
-			[ "$tf" -le "$tmax" ] || tmax=$tf
-		else
-			kill -9 $fpid 2>/dev/null; wait $fpid
-			bad=$((bad + 1)); detail="$detail $i:fio-hung"
-		fi
-		if [ $((i % 2)) = 1 ]; then
-			how=unbind/bind
-			for d in /sys/bus/xen/devices/vbd-*; do
-				echo "${d##*/}" >/sys/bus/xen/drivers/"$BF_DRV"/bind
-			done
-			wait_for 30 test -r /sys/block/xvda/xps/requests && wait_for 10 test -r /sys/block/xvdb/xps/requests
-			rc=$?
-		else
-			how=rmmod/modprobe
-			if rmmod "$BF_MOD"; then bf_load; rc=$?; else rc=90; fi
-		fi
-		tl=$(since "$t")
-		# shellcheck disable=SC2086 # word splitting intended: fio arguments
-		if [ $rc != 0 ]; then
-			bad=$((bad + 1)); detail="$detail $i:$how-no-disk"
-			echo "xps: cycle $i: no disk (rc=$rc): $(ls -l /dev/xvd* 2>&1 | cut -c1-60 | xargs); block: $(echo /sys/block/*)"
-			bf_load >/dev/null 2>&1
-		elif ! o=$(bf_fio "rl$i" 120 $BF_REF --verify_only); then
-			bad=$((bad + 1)); detail="$detail $i:$how-ref:$o"
-		fi
-		echo "xps: reload-load cycle $i ($how): unbind ${tu}s, fio gone ${tf:-never}s, disks back ${tl}s, verified $(since "$t")s after the unbind"
-		tf=
-		i=$((i + 1))
-	done
-	if [ $bad = 0 ]; then
-		bf_step reload-load PASS "$BFL_CYCLES cycles with fio randrw qd16 on xvda (unbind/bind and unbind+rmmod/modprobe alternating): fio ended at most ${tmax}s after the unbind, disks back, 6M reference verified after each"
-	else
-		bf_step reload-load FAIL "$bad of $BFL_CYCLES bad:$detail"
-	fi
-
-	bf_leaks_step
+	! bfl_want reload-load || bfl_reload_load
+	! bfl_want leaks || bf_leaks_step
 	bf_fail_rest "not reached"
 }

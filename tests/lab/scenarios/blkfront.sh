@@ -174,7 +174,7 @@ bf_fio_step() { # bf_fio_step STEP DESC SECS ARGS...
 bf_load() { # bf_load [PARAMS...]: modprobe, then both disks within 30 s
 	modprobe "$BF_MOD" "$@" || return 1
 	wait_for 30 test -b /dev/xvda && wait_for 10 test -b /dev/xvdb &&
-		wait_for 10 test -r /sys/block/xvda/xps/requests
+		{ [ "$BF_DRV" = vbd ] || wait_for 10 test -r /sys/block/xvda/xps/requests; }
 }
 # xenbus holds a module reference for every bound device: unbind them all
 # first, then the module can go.

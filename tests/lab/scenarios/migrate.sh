@@ -5,7 +5,7 @@
 # blkfront_life_* functions and BFL_* settings come from blkfront-life.sh
 # migrate - xen-blkfront-64k across live migration (issue #16).  The
 # boot's hypervisor can migrate PV guests (migrate_lab_xen=shadow:
-# lib/images.sh's xen_shadow_elf, Debian's bookworm build with shadow
+# lib/debs.sh's xen_shadow_elf, Debian's bookworm build with shadow
 # paging; the default, bookworm-security's, refuses log-dirty).
 # blkfront-life's machinery and domU (three disks, a fio write+verify
 # loop on each, a 6 MB reference on xvdb), with its steps:
@@ -17,7 +17,10 @@
 #               error, the held writes and the reference verify
 #   reload-load the reload cycles under I/O, after the migrations
 #   leaks       no pool page or grant live after rmmod
-# XPS_SCN_MIG_COUNT overrides the count.
+# XPS_SCN_MIG_COUNT overrides the count.  XPS_SCN_MIG_DRIVER=stock runs
+# load and migrate with Debian's xen-blkfront instead (the reference: it
+# has no counters, so each migration is judged by its loops, its
+# reference data, the disks still bound and the guest's new domain id).
 if [ -f /xps/scenarios/blkfront-life.sh ]; then
 	. /xps/scenarios/blkfront-life.sh
 else
@@ -33,5 +36,11 @@ BFL_MIGRATIONS=${XPS_SCN_MIG_COUNT:-3}
 migrate_dom0_prepare() { blkfront_life_dom0_prepare; }
 migrate_domU_cfg() { blkfront_life_domU_cfg "$@"; }
 migrate_domU_cmdline() { blkfront_life_domU_cmdline "$@"; }
+if [ "${XPS_SCN_MIG_DRIVER:-ours}" = stock ]; then
+	BFL_STOCK=1 BF_MOD=xen-blkfront BF_DRV=vbd
+	blkfront_life_steps="cpu-selfcheck load migrate"
+	migrate_steps=$blkfront_life_steps
+	migrate_domU_cmdline() { :; }
+fi
 migrate_rpc() { blkfront_life_rpc "$@"; }
 migrate_domU() { BFL_SCN=migrate blkfront_life_domU; }
