@@ -29,6 +29,12 @@
 #                           hostile-nb cases against Debian's
 #                           xen-blkfront, xen-netfront and xen-netback,
 #                           for comparison (not a gate)
+#   make soak               xen-blkfront-64k through 50 save/restores, 20
+#                           live migrations and 100 reloads with fio
+#                           verify running, in one lab boot (hours); the
+#                           table: build/soak-ours/soak.md
+#   make soak-stock         the same loops with Debian's xen-blkfront
+#                           (no reloads): the reference row
 #   make bench-tables       every report and plot of doc/bench-data/ again
 #                           from its committed raw samples
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
@@ -60,12 +66,12 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 	$(filter-out %.mod.c,$(wildcard src/*/Kbuild src/*/*.c src/*/*.h))
 
 .PHONY: all modules compat clean distclean deps unit fuzz style sparse w1 matrix \
-	lab lab-arm64 lab-images check check-full bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront bench-tables hostile-stock help dist packages install-src
+	lab lab-arm64 lab-images check check-full bench bench-qspl bench-arm64 bench-net bench-netpairs bench-netfront bench-tables hostile-stock soak soak-stock help dist packages install-src
 
 all: modules
 
 help:
-	@sed -n "3,36p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,44p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2
@@ -144,6 +150,14 @@ hostile-stock: deps
 
 check: deps
 	scripts/check.sh
+
+# the lifecycle loops of issue #16 (hours): xen-blkfront-64k, or the stock
+# driver as the reference; the table goes to build/soak-*/soak.md
+soak: deps
+	scripts/soak.sh ours
+
+soak-stock: deps
+	scripts/soak.sh stock
 
 # make check and the lab boot past CI's budget (netback-stock)
 check-full: deps
