@@ -351,7 +351,7 @@ bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
 # bfl_pool_empty: xen-grant-pool holds no page and no grant
 bfl_pool_empty() { [ "$(bf_gp pages_live)" = 0 ] && [ "$(bf_gp grants_live)" = 0 ]; }
 # bfl_soak STEP N ok|bad SECS [KEY=VALUE...]: one cycle of a looped step,
-# a line the host's soak table (scripts/soak-table.sh) counts
+# a line the host's soak table (scripts/soak.sh) counts
 bfl_soak() { echo "XPS-SOAK $*"; }
 # A run spans the move, whose wait (bfl_rpc_move) ends at 900 s: 300 s
 # cut a run off in CI (2026-12-04: 340 s, with 99 s of held I/O and a
@@ -567,7 +567,7 @@ bfl_reload_load() {
 		t=$(up)
 		bf_unbind_all
 		tu=$(since "$t")
-		_cb=$bad _hang=0 _lk=0
+		_cb=$bad _hang=0 _pl=''
 		if wait_for 30 sh -c "! kill -0 $fpid 2>/dev/null"; then
 			wait $fpid
 			tf=$(since "$t")
@@ -577,9 +577,12 @@ bfl_reload_load() {
 			bad=$((bad + 1)); detail="$detail $i:fio-hung" _hang=1
 		fi
 		# every disk unbound: the pool holds no page and no grant
-		if [ -n "${BFL_POOLCHECK:-}" ] && ! wait_for 20 bfl_pool_empty; then
-			_lk="$(bf_gp pages_live)/$(bf_gp grants_live)"
-			bad=$((bad + 1)); detail="$detail $i:pool-live-$_lk"
+		if [ -z "${BFL_POOLCHECK:-}" ]; then :
+		elif wait_for 20 bfl_pool_empty; then
+			_pl=pool_live=0
+		else
+			_pl="pool_live=$(bf_gp pages_live)/$(bf_gp grants_live)"
+			bad=$((bad + 1)); detail="$detail $i:$_pl"
 		fi
 		if [ $((i % 2)) = 1 ]; then
 			how=unbind/bind
@@ -603,7 +606,7 @@ bfl_reload_load() {
 		fi
 		echo "xps: reload-load cycle $i ($how): unbind ${tu}s, fio gone ${tf:-never}s, disks back ${tl}s, verified $(since "$t")s after the unbind"
 		bfl_soak reload-load "$i" "$([ "$bad" = "$_cb" ] && echo ok || echo bad)" "$(since "$t")" \
-			corrupt="$(case "$detail" in *" $i:$how-ref:"*) echo 1 ;; *) echo 0 ;; esac)" hang=$_hang pool_live=$_lk
+			corrupt="$(case "$detail" in *" $i:$how-ref:"*) echo 1 ;; *) echo 0 ;; esac)" hang=$_hang $_pl
 		tf=
 		i=$((i + 1))
 	done
