@@ -95,8 +95,37 @@ bfl_want() {
 # xvdb: (202 << 8) | (1 << 4)
 BFL_XVDB=51728
 
-# On the host (the judge reads only the variables above) there is no /xps.
-[ -f /xps/scenarios/blkfront.sh ] && . /xps/scenarios/blkfront.sh
+# The bf_* helpers (the host reads only the variables, but bfl_scenario
+# below switches drivers there too)
+if [ -f /xps/scenarios/blkfront.sh ]; then
+	. /xps/scenarios/blkfront.sh
+else
+	. "$LAB_DIR/scenarios/blkfront.sh"
+fi
+
+# bfl_scenario NAME STEPS [stock]: scenario NAME (migrate.sh, soak.sh) is
+# this one's domU with STEPS; with "stock", Debian's xen-blkfront (no
+# counters, no parameters of ours) and only the steps that judge it by
+# its loops, its reference data and its disks: those in BFL_STOCK_STEPS.
+BFL_STOCK_STEPS="cpu-selfcheck load saves migrate"
+bfl_scenario() {
+	_fn=$(echo "$1" | tr - _)
+	blkfront_life_steps=$2
+	if [ "${3:-ours}" = stock ]; then
+		_keep=
+		for _s in $2; do
+			case " $BFL_STOCK_STEPS " in *" $_s "*) _keep="$_keep $_s" ;; esac
+		done
+		blkfront_life_steps=${_keep# }
+		bf_use_stock
+	fi
+	eval "${_fn}_steps=\$blkfront_life_steps ${_fn}_domus=bfl
+	${_fn}_dom0_prepare() { blkfront_life_dom0_prepare; }
+	${_fn}_domU_cfg() { blkfront_life_domU_cfg; }
+	${_fn}_domU_cmdline() { bf_domU_cmdline; }
+	${_fn}_rpc() { blkfront_life_rpc \"\$@\"; }
+	${_fn}_domU() { BFL_SCN=$1 blkfront_life_domU; }"
+}
 
 blkfront_life_dom0_prepare() {
 	truncate -s 192M /tmp/bfl-a.img || return 1
@@ -118,7 +147,7 @@ blkfront_life_domU_cfg() {
 	echo "disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=$BFL_LOOPA', 'format=raw, vdev=xvdb, access=rw, script=xps-block, target=$BFL_LOOPB', 'format=raw, vdev=xvdc, access=rw, script=xps-block, target=$BFL_SLOW' ]"
 }
 
-blkfront_life_domU_cmdline() { echo "module_blacklist=xen_blkfront"; }
+blkfront_life_domU_cmdline() { bf_domU_cmdline; }
 
 # bfl_tail NAME FILE: one more console log of the domain onto ours (an
 # incoming domain logs under its temporary name).
@@ -386,7 +415,7 @@ BFL_DISKS="xvda xvdb xvdc"
 bfl_move_step() {
 	_st=$1 _cmd=$2 _how=${3:-}
 	for _k in $BFL_DISKS; do
-		[ -n "${BFL_STOCK:-}" ] ||
+		bf_stock ||
 			eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
 	done
 	_id0=$(xenstore-read domid)
@@ -452,7 +481,7 @@ bfl_move_step() {
 	[ "$_want" != 1 ] || [ "$_id1" != "$_id0" ] || _bad="$_bad same-domid"
 	for _k in $BFL_DISKS; do
 		# the stock driver has no counters: its disks still bound
-		if [ -n "${BFL_STOCK:-}" ]; then
+		if bf_stock; then
 			_d="$_d $_k driver $(bf_drv "$_k");"
 			[ "$(bf_drv "$_k")" = "$BF_DRV" ] || _bad="$_bad $_k"
 			continue
@@ -467,7 +496,7 @@ bfl_move_step() {
 	_d="$_d ref $_ref;"
 	[ "$_cmd" != save-restore ] || _d="$_d held writes ${_held:-none}"
 	# Requests held in dom0 while the guest suspended: some replayed.
-	[ "$_cmd" != save-restore ] || [ "$_want" != 1 ] || [ -n "${BFL_STOCK:-}" ] ||
+	[ "$_cmd" != save-restore ] || [ "$_want" != 1 ] || bf_stock ||
 		[ "$_rp" -gt 0 ] || _bad="$_bad xvdc-nothing-replayed"
 	case "$_held" in ok*) ;; *) _bad="$_bad xvdc-held-writes" ;; esac
 	if [ "$_want" != fail ] && [ -z "$_fails" ] && [ "$_ref" = ok ] && [ -z "$_bad" ]; then
@@ -500,7 +529,7 @@ bfl_move_loop() {
 	done
 	if [ "$3" -gt 3 ]; then
 		_md="$3 in a row, every fio loop passing across each, the reference verified after each"
-		[ -n "${BFL_STOCK:-}" ] || _md="$_md, each disk resumed once and counted no error"
+		bf_stock || _md="$_md, each disk resumed once and counted no error"
 		_md="$_md; the longest took ${_mt}s"
 	fi
 	bf_step "$1" PASS "${_md# }"
@@ -620,7 +649,7 @@ bfl_reload_load() {
 blkfront_life_domU() {
 	BF_SCN=${BFL_SCN:-blkfront-life} BF_STEPS=$blkfront_life_steps
 	: >/tmp/bf.done
-	if [ -z "${BFL_STOCK:-}" ] && ! bf_built; then
+	if ! bf_stock && ! bf_built; then
 		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
 		bf_fail_rest "module not built"; return
 	fi

@@ -51,6 +51,15 @@ blkfront_budget=2400
 blkfront_domus="bf"
 BF_MOD=xen-blkfront-64k
 BF_DRV=vbd-64k
+# bf_use_stock: this domU runs Debian's xen-blkfront in place of ours (a
+# scenario's reference run: XPS_SCN_HB_DRIVER, _MIG_DRIVER, _SOAK_DRIVER
+# =stock); bf_stock says whether it does.  The stock driver's disks have
+# no xps/ counters, and it is not kept off the disks at boot.
+BF_STOCK=
+bf_use_stock() { BF_STOCK=1 BF_MOD=xen-blkfront BF_DRV=vbd; }
+bf_stock() { [ -n "$BF_STOCK" ]; }
+# bf_domU_cmdline: ours takes the disks, Debian's driver blacklisted
+bf_domU_cmdline() { bf_stock || echo "module_blacklist=xen_blkfront"; }
 # 3 in make check; XPS_SCN_BF_CYCLES=N on the host sets N (check-full: 6)
 BF_CYCLES=${XPS_SCN_BF_CYCLES:-3}
 
@@ -174,7 +183,7 @@ bf_fio_step() { # bf_fio_step STEP DESC SECS ARGS...
 bf_load() { # bf_load [PARAMS...]: modprobe, then both disks within 30 s
 	modprobe "$BF_MOD" "$@" || return 1
 	wait_for 30 test -b /dev/xvda && wait_for 10 test -b /dev/xvdb &&
-		{ [ "$BF_DRV" = vbd ] || wait_for 10 test -r /sys/block/xvda/xps/requests; }
+		{ bf_stock || wait_for 10 test -r /sys/block/xvda/xps/requests; }
 }
 # xenbus holds a module reference for every bound device: unbind them all
 # first, then the module can go.

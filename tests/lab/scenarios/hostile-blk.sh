@@ -77,9 +77,10 @@ hostile_blk_steps="cpu-selfcheck load serve bad-id double bad-op bad-status prod
 hostile_blk_budget=900
 hostile_blk_domus="hb"
 
-[ -f /xps/scenarios/blkfront.sh ] && . /xps/scenarios/blkfront.sh
-HB_STOCK=
-[ "${XPS_SCN_HB_DRIVER:-ours}" = stock ] && HB_STOCK=1
+if [ -f /xps/scenarios/blkfront.sh ]; then
+	. /xps/scenarios/blkfront.sh
+	[ "${XPS_SCN_HB_DRIVER:-ours}" != stock ] || bf_use_stock
+fi
 
 HB_IMG=/tmp/hb.img
 HB_TOOL=/xps/bin/xps-hostile-blk
@@ -89,7 +90,7 @@ hostile_blk_dom0_prepare() {
 }
 
 hostile_blk_domU_cfg() { :; }
-hostile_blk_domU_cmdline() { [ -n "$HB_STOCK" ] || echo "module_blacklist=xen_blkfront"; }
+hostile_blk_domU_cmdline() { bf_domU_cmdline; }
 
 # ---- dom0 side: the toolstack's part ------------------------------------
 # under qdisk, the type of a userspace backend (QEMU's): dom0's blkback
@@ -237,7 +238,7 @@ hb_serve() {
 	else
 		_ok=; _d="$_d size $_sz, fio $_o"
 	fi
-	[ -n "$HB_STOCK" ] || _d="$_d $(bf_xps xvdb requests dead)"
+	bf_stock || _d="$_d $(bf_xps xvdb requests dead)"
 	hb_detach_disk b
 	[ -n "$_ok" ]
 }
@@ -264,7 +265,7 @@ hb_lie() {
 	else
 		_d="$_d fio failed as it should: $(head -n 1 "/tmp/hb-$_st.out" | cut -c1-120)"
 	fi
-	if [ -n "$HB_STOCK" ]; then
+	if bf_stock; then
 		# its own words: any line about the disk since the attach
 		_m=$(dmesg | awk -v t="$_t1" -F'[][]' '$2 + 0 >= t' |
 			grep -E "xvd$_l|vbd-$_dv|blkfront|blkif" | tail -n 3 | sed 's/^\[[^]]*\] //' | tr '\n' '|')
@@ -352,7 +353,7 @@ hb_xs_bad() {
 	hb_attach_disk "$_l" none 0 "$3" || return 1
 	_ok=1
 	# the stock driver: its own words, any line about the device
-	[ -n "$HB_STOCK" ] && _want='.'
+	bf_stock && _want='.'
 	wait_for 15 sh -c "dmesg | grep -q 'vbd-$_dv: .*$_want'" || _ok=
 	test -b "/dev/xvd$_l" && { _ok=; _d="$_d /dev/xvd$_l appeared ($(cat "/sys/block/xvd$_l/size") sectors)"; }
 	_d="$_d dmesg: '$(dmesg | grep "vbd-$_dv: " | tail -n 2 | sed 's/^\[[^]]*\] //' | tr '\n' ' ')'"
@@ -375,7 +376,7 @@ hb_clamped() {
 	else
 		_ok=; _d="$_d fio $_o"
 	fi
-	[ -n "$HB_STOCK" ] || _d="$_d $(bf_xps "xvd$_l" ring_pages max_indirect_segments requests_indirect dead)"
+	bf_stock || _d="$_d $(bf_xps "xvd$_l" ring_pages max_indirect_segments requests_indirect dead)"
 	hb_detach_disk "$_l"
 	[ -n "$_ok" ]
 }
@@ -412,10 +413,10 @@ hb_keep() {
 # (within 120 s) with the device alive; _d
 hb_quiet() {
 	_l=$1
-	[ -n "$HB_STOCK" ] || echo 3 >"/sys/module/$_mod/parameters/request_timeout"
+	bf_stock || echo 3 >"/sys/module/$_mod/parameters/request_timeout"
 	hb_attach_disk "$_l" quiet 48; _ar=$?
 	# read at the device's probe: the next disks wait forever again
-	[ -n "$HB_STOCK" ] || echo 0 >"/sys/module/$_mod/parameters/request_timeout"
+	bf_stock || echo 0 >"/sys/module/$_mod/parameters/request_timeout"
 	[ "$_ar" = 0 ] || return 1
 	wait_for 30 test -b "/dev/xvd$_l" || { _d="$_d no /dev/xvd$_l after 30 s"; return 1; }
 	_ok=1
@@ -427,7 +428,7 @@ hb_quiet() {
 	fi
 	grep -q '^rc=0' /tmp/hb-quiet.out || _ok=
 	_d="$_d fio: $(head -n 1 /tmp/hb-quiet.out | cut -c1-100)"
-	if [ -z "$HB_STOCK" ]; then
+	if ! bf_stock; then
 		_d="$_d $(bf_xps "xvd$_l" responses_unnotified errors_timeout dead) dmesg: '$(dmesg | grep "vbd-$_dv: .*without an event" | tail -n 1 | sed 's/^\[[^]]*\] //')'"
 		[ "$(bf_x "xvd$_l" responses_unnotified)" -gt 0 ] && [ "$(bf_x "xvd$_l" dead)" = 0 ] || _ok=
 	fi
@@ -453,7 +454,7 @@ hb_storm() {
 	else
 		_ok=; _d="$_d fio $_o"
 	fi
-	if [ -z "$HB_STOCK" ]; then
+	if ! bf_stock; then
 		_irq1=$(hb_irqs "xbf$_dv-q0")
 		_d="$_d interrupts +$((${_irq1:-0} - ${_irq0:-0})) $(bf_xps "xvd$_l" dead errors_protocol errors_io)"
 		[ "$(bf_x "xvd$_l" dead)" = 0 ] && [ "$(bf_errs "xvd$_l")" = 0 ] || _ok=
@@ -478,7 +479,7 @@ hb_flip() {
 	grep -q '^rc=' /tmp/hb-flip.out && { _ok=; _d="$_d fio ended before the last flip;"; }
 	if ! wait_for 180 grep -q '^rc=' /tmp/hb-flip.out; then
 		_d="$_d fio hung: no end 180 s after it started, $(hb_inflight "$_l") in flight"
-		[ -n "$HB_STOCK" ] && { _d="$_d; left attached"; return 1; }
+		bf_stock && { _d="$_d; left attached"; return 1; }
 		_d="$_d $(bf_xps "xvd$_l" requests dead) dmesg: '$(dmesg | grep "vbd-$_dv: " | tail -n 2 | sed 's/^\[[^]]*\] //' | tr '\n' ' ')'"
 		hb_detach_disk "$_l"
 		return 1
@@ -488,7 +489,7 @@ hb_flip() {
 	_lbs2=$(cat "/sys/block/xvd$_l/queue/logical_block_size") _sz2=$(blockdev --getsize64 "/dev/xvd$_l")
 	_d="$_d logical block $_lbs -> $_lbs2, size $_sz -> $_sz2"
 	[ "$_lbs" = "$_lbs2" ] && [ "$_sz" = "$_sz2" ] || _ok=
-	if [ -z "$HB_STOCK" ]; then
+	if ! bf_stock; then
 		_d="$_d $(bf_xps "xvd$_l" persistent requests_indirect flush dead)"
 		[ "$(bf_x "xvd$_l" requests_indirect)" = 0 ] && [ "$(bf_x "xvd$_l" persistent)" = 0 ] &&
 			[ "$(bf_x "xvd$_l" dead)" = 0 ] || _ok=
@@ -500,18 +501,18 @@ hb_flip() {
 # hb_ring_order LETTER: the frontend allows 16 pages
 # (max_ring_page_order=4), the backend claims order 99: a 16-page ring
 hb_ring_order() {
-	[ -n "$HB_STOCK" ] || echo 4 >"/sys/module/$_mod/parameters/max_ring_page_order"
+	bf_stock || echo 4 >"/sys/module/$_mod/parameters/max_ring_page_order"
 	hb_clamped "$1" "--rw=randwrite --bsrange=4k-44k" max-ring-page-order=99; _rc=$?
-	[ -n "$HB_STOCK" ] || echo 0 >"/sys/module/$_mod/parameters/max_ring_page_order"
+	bf_stock || echo 0 >"/sys/module/$_mod/parameters/max_ring_page_order"
 	[ "$_rc" = 0 ] && case "$_d" in *"ring-page-order=4 "*) true ;; *) false ;; esac &&
-		{ [ -n "$HB_STOCK" ] || [ "$(echo "$_d" | sed -n 's/.*ring_pages=\([0-9]*\).*/\1/p')" = 16 ]; }
+		{ bf_stock || [ "$(echo "$_d" | sed -n 's/.*ring_pages=\([0-9]*\).*/\1/p')" = 16 ]; }
 }
 
 # hb_indirect LETTER: feature-max-indirect-segments 2^32-1; ours keeps its
 # own 128
 hb_indirect() {
 	hb_clamped "$1" "--rw=write --bs=512k" feature-max-indirect-segments=4294967295 &&
-		{ [ -n "$HB_STOCK" ] || [ "$(echo "$_d" | sed -n 's/.*max_indirect_segments=\([0-9]*\).*/\1/p')" = 128 ]; }
+		{ bf_stock || [ "$(echo "$_d" | sed -n 's/.*max_indirect_segments=\([0-9]*\).*/\1/p')" = 128 ]; }
 }
 
 # hb_run STEP CMD...: bf_run's; XPS_SCN_HB_ONLY=step,step (debugging)
@@ -521,7 +522,7 @@ hb_run() { bf_run "${XPS_SCN_HB_ONLY:-}" "$@"; }
 hostile_blk_domU() {
 	BF_SCN=hostile-blk BF_STEPS=$hostile_blk_steps
 	: >/tmp/bf.done
-	if [ -n "$HB_STOCK" ]; then
+	if bf_stock; then
 		_mod=xen_blkfront
 		if ! modprobe xen-blkfront max_ring_page_order=4; then
 			bf_step load FAIL "modprobe xen-blkfront: $(dmesg | tail -n 3 | tr '\n' ' ')"
@@ -551,7 +552,7 @@ hostile_blk_domU() {
 	hb_run ring-order hb_ring_order k
 	hb_run indirect hb_indirect l
 	# Debian's driver: its own words, fio ending with errors (hb_lie)
-	if [ -n "$HB_STOCK" ]; then hb_run keep-map hb_lie keep-map m x
+	if bf_stock; then hb_run keep-map hb_lie keep-map m x
 	else hb_run keep-map hb_keep m; fi
 	hb_run quiet hb_quiet n
 	hb_run storm hb_storm o
@@ -560,7 +561,7 @@ hostile_blk_domU() {
 	# may hang, and the disk's removal then blocks xenwatch
 	hb_run vanish hb_vanish h
 	rpc hb-stop >/dev/null
-	if [ -n "$HB_STOCK" ]; then
+	if bf_stock; then
 		if rmmod xen-blkfront; then bf_step leaks PASS "rmmod xen-blkfront"
 		else bf_step leaks FAIL "rmmod xen-blkfront: refcnt $(cat /sys/module/xen_blkfront/refcnt)"; fi
 	else

@@ -26,21 +26,8 @@ if [ -f /xps/scenarios/blkfront-life.sh ]; then
 else
 	. "$LAB_DIR/scenarios/blkfront-life.sh"
 fi
-blkfront_life_steps="cpu-selfcheck load migrate reload-load leaks"
-migrate_steps=$blkfront_life_steps
+bfl_scenario migrate "cpu-selfcheck load migrate reload-load leaks" "${XPS_SCN_MIG_DRIVER:-ours}"
 # alone, 3 migrations: about 4 minutes
 migrate_budget=900
-migrate_domus="bfl"
 migrate_lab_xen=shadow
 BFL_MIGRATIONS=${XPS_SCN_MIG_COUNT:-3}
-migrate_dom0_prepare() { blkfront_life_dom0_prepare; }
-migrate_domU_cfg() { blkfront_life_domU_cfg "$@"; }
-migrate_domU_cmdline() { blkfront_life_domU_cmdline "$@"; }
-if [ "${XPS_SCN_MIG_DRIVER:-ours}" = stock ]; then
-	BFL_STOCK=1 BF_MOD=xen-blkfront BF_DRV=vbd
-	blkfront_life_steps="cpu-selfcheck load migrate"
-	migrate_steps=$blkfront_life_steps
-	migrate_domU_cmdline() { :; }
-fi
-migrate_rpc() { blkfront_life_rpc "$@"; }
-migrate_domU() { BFL_SCN=migrate blkfront_life_domU; }

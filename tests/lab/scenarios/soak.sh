@@ -34,20 +34,9 @@ BFL_SAVES=${XPS_SCN_SOAK_SAVES:-50}
 BFL_MIGRATIONS=${XPS_SCN_SOAK_MIGRATIONS:-20}
 BFL_CYCLES=${XPS_SCN_SOAK_RELOADS:-100}
 BFL_POOLCHECK=1
-blkfront_life_steps="cpu-selfcheck load saves migrate reload-load leaks"
-soak_domus="bfl"
+bfl_scenario soak "cpu-selfcheck load saves migrate reload-load leaks" "${XPS_SCN_SOAK_DRIVER:-ours}"
+! bf_stock || BFL_CYCLES=0
 soak_lab_xen=shadow
-soak_dom0_prepare() { blkfront_life_dom0_prepare; }
-soak_domU_cfg() { blkfront_life_domU_cfg "$@"; }
-soak_domU_cmdline() { blkfront_life_domU_cmdline "$@"; }
-soak_rpc() { blkfront_life_rpc "$@"; }
-soak_domU() { BFL_SCN=soak blkfront_life_domU; }
-if [ "${XPS_SCN_SOAK_DRIVER:-ours}" = stock ]; then
-	BFL_STOCK=1 BF_MOD=xen-blkfront BF_DRV=vbd BFL_CYCLES=0
-	blkfront_life_steps="cpu-selfcheck load saves migrate"
-	soak_domU_cmdline() { :; }
-fi
-soak_steps=$blkfront_life_steps
 # Measured alone (2026-12-06, 2 of each, 4 reloads): a save/restore
 # cycle 71 and 78 s, a migration 57 and 75 s, a reload 5 to 7 s; the
 # budget allows about three times that, and 600 s for the boot and the
