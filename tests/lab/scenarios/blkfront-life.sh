@@ -653,7 +653,8 @@ blkfront_life_domU() {
 		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
 		bf_fail_rest "module not built"; return
 	fi
-	if ! modprobe xen-grant-pool || ! bf_load; then
+	# (Debian's driver needs no pool: make soak-stock boots no modules)
+	if ! { bf_stock || modprobe xen-grant-pool; } || ! bf_load; then
 		bf_step load FAIL "no disks: $(dmesg | grep -iE 'vbd|xbf|blkfront' | tail -n 3 | tr '\n' ' ')"
 		bf_fail_rest "module did not load"; return
 	fi
