@@ -27,7 +27,9 @@ table() {
 	[ -f "$serial" ] || { echo "soak: no serial.log under $out" >&2; return 1; }
 	echo "| step | cycles done | of | failed | corruptions | hangs | pool pages / grants left | seconds (sum, longest) |"
 	echo "|---|---|---|---|---|---|---|---|"
-	grep -a 'XPS-SOAK ' "$serial" | sed 's/.*XPS-SOAK //' | awk -v want="${SOAK_WANT:-}" '
+	# the "of" column: the counts the scenario planned (its XPS-SOAK-PLAN
+	# line: STEP=COUNT...)
+	grep -a 'XPS-SOAK ' "$serial" | sed 's/.*XPS-SOAK //' | awk -v want="$(grep -a -m1 'XPS-SOAK-PLAN' "$serial" | sed 's/.*XPS-SOAK-PLAN *//; s/\r$//')" '
 	BEGIN { split(want, w, " "); for (i in w) { split(w[i], kv, "="); of[kv[1]] = kv[2] } }
 	{
 		s = $1
@@ -72,9 +74,6 @@ driver=${1:-ours}
 case "$driver" in ours|stock) ;; *) echo "usage: $0 [ours|stock] | --table OUT" >&2; exit 2 ;; esac
 out=${XPS_LAB_OUT:-$root/build/soak-$driver}
 export XPS_SCN_SOAK_DRIVER=$driver
-SOAK_WANT="saves=${XPS_SCN_SOAK_SAVES:-50} migrate=${XPS_SCN_SOAK_MIGRATIONS:-20} reload-load=${XPS_SCN_SOAK_RELOADS:-100}"
-[ "$driver" = ours ] || SOAK_WANT="saves=${XPS_SCN_SOAK_SAVES:-50} migrate=${XPS_SCN_SOAK_MIGRATIONS:-20}"
-export SOAK_WANT
 mods=()
 if [ "$driver" = ours ]; then
 	scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null || exit 1

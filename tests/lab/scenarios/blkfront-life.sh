@@ -360,78 +360,134 @@ blkfront_life_rpc() {
 
 # bfl_loop DISK TAG OFFSET_MB VERIFY [FIO ARGS]: write+verify fio runs
 # until /tmp/bfl.stop appears; each run's number goes to
-# /tmp/bfl-TAG.runs, a failed run's message to /tmp/bfl-TAG.fail.
+# /tmp/bfl-TAG.runs, a failed run's message to /tmp/bfl-TAG.fail (and,
+# when fio found data that did not verify, its number to
+# /tmp/bfl-TAG.corrupt).  /tmp/bfl.moved holds the number of the last
+# move that ended; a run that began after it writes that number to
+# /tmp/bfl-TAG.after when it ends.
 bfl_loop() {
 	_n=0 _dk=$1 _tg=$2 _o0=$3 _vf=$4
 	shift 4
-	[ $# -gt 0 ] || set -- --bssplit=512/5:4k/35:16k/25:64k/20:256k/10:1m/5 --size=8M --iodepth=16
-	rm -f "/tmp/bfl-$_tg.fail"
+	# 4 MB a run: at 8 MB, with three loops running, a run took about
+	# 18 s here, and a save cycle, which waits for a whole run after the
+	# move, about 95 s (2026-12-06)
+	[ $# -gt 0 ] || set -- --bssplit=512/5:4k/35:16k/25:64k/20:256k/10:1m/5 --size=4M --iodepth=16
+	rm -f "/tmp/bfl-$_tg.fail" "/tmp/bfl-$_tg.corrupt" "/tmp/bfl-$_tg.after"
 	while [ ! -e /tmp/bfl.stop ]; do
+		_aft=$(cat /tmp/bfl.moved 2>/dev/null)
 		_off=$(( _o0 + (_n % 4) * 8 ))
 		if ! _o=$(bf_fio "bfl-$_tg" "$BFL_RUN_SECS" --name="$_tg" --filename="/dev/$_dk" --rw=randwrite \
 			--offset="${_off}M" --verify="$_vf" "$@"); then
 			echo "run $_n: $_o" >>"/tmp/bfl-$_tg.fail"
+			! bf_fio_corrupt "bfl-$_tg" || echo "$_n" >>"/tmp/bfl-$_tg.corrupt"
 		fi
 		_n=$((_n + 1))
 		echo "$_n" >"/tmp/bfl-$_tg.runs"
+		[ -z "$_aft" ] || echo "$_aft" >"/tmp/bfl-$_tg.after"
 	done
 }
 bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
+# bfl_ran_after N: each loop (TAGs in BFL_TAGS) ended a run that began
+# after move N
+bfl_ran_after() {
+	for _k in $BFL_TAGS; do [ "$(cat "/tmp/bfl-$_k.after" 2>/dev/null)" = "$1" ] || return 1; done
+}
+# bfl_lines KIND: the lines of every loop's /tmp/bfl-TAG.KIND (fail, corrupt)
+bfl_lines() { for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.$1" 2>/dev/null; done | wc -l; }
+# bfl_writes DISK: the writes DISK completed (the block layer's count,
+# which the stock driver's disks have too)
+bfl_writes() { awk '{ print $5 }' "/sys/block/$1/stat"; }
+# bfl_all_wrote: every disk of BFL_DISKS completed a write since
+# bfl_loops_start noted their counts (_w0_DISK)
+bfl_all_wrote() {
+	for _k in $BFL_DISKS; do bfl_wrote "$_k" "$(eval echo "\$_w0_$_k")" || return 1; done
+}
+# bfl_wrote DISK COUNT: DISK completed more than COUNT writes
+bfl_wrote() { [ "$(bfl_writes "$1")" -gt "$2" ]; }
 # bfl_pool_empty: xen-grant-pool holds no page and no grant
 bfl_pool_empty() { [ "$(bf_gp pages_live)" = 0 ] && [ "$(bf_gp grants_live)" = 0 ]; }
 # bfl_soak STEP N ok|bad SECS [KEY=VALUE...]: one cycle of a looped step,
 # a line the host's soak table (scripts/soak.sh) counts
 bfl_soak() { echo "XPS-SOAK $*"; }
+# bfl_soak_plan: the looped steps this run has and their counts (the
+# table's "of" column)
+bfl_soak_plan() {
+	_p=
+	for _s in saves=$BFL_SAVES migrate=$BFL_MIGRATIONS reload-load=$BFL_CYCLES; do
+		! bfl_want "${_s%%=*}" || _p="$_p $_s"
+	done
+	echo "XPS-SOAK-PLAN${_p}"
+}
 # A run spans the move, whose wait (bfl_rpc_move) ends at 900 s: 300 s
 # cut a run off in CI (2026-12-04: 340 s, with 99 s of held I/O and a
 # 28 s save).  The limit only catches a hang.
 BFL_RUN_SECS=1200
 
-# bfl_move_step STEP CMD: fio loops on all three disks across CMD in dom0.
-# For a save, dom0 holds xvdc's I/O (hold-c) before the domU writes to it
-# and until the guest has suspended, so a resume must replay those writes
-# (12 in flight at most, the c loop's 2 jobs at depth 4 and the held
-# writes' 4: never so many that a submitter blocks for a tag, which would
-# stop the guest's freezer).  Sets _d (the details); reports FAIL itself,
-# returns 0 when the caller may report PASS.
 # bfl_rpc_move CMD [HOW]: ask dom0 for a save/restore (CMD: save-restore,
 # migrate, save-held) and wait up to 900 s for its outcome: _r the rpc's
 # answer, _m the move's log line ("ok ..." when it worked).  Asked every
-# 5 s; the wait only catches a hang (a loaded lab's first save took 644 s
-# on 2026-12-03, and 400 s was the limit then).
+# 3 s, each ask re-sent after 3 s unanswered (RPC_SLICE: an ask sent
+# while the guest was suspended is lost with the old domain); the wait
+# only catches a hang (a loaded lab's first save took 644 s on
+# 2026-12-03, and 400 s was the limit then).
 bfl_rpc_move() {
 	# shellcheck disable=SC2086 # word splitting intended: an optional argument
 	_r=$(rpc "$1" 2 $2)
 	_t=$(up) _m=pending
 	if [ "$_r" = ok ]; then
 		while [ "$(since "$_t")" -lt 900 ]; do
-			_m=$(rpc move-log)
-			case "$_m" in pending|rpc-timeout|"") sleep 5 ;; *) break ;; esac
+			_m=$(RPC_SLICE=3 rpc move-log)
+			case "$_m" in pending|rpc-timeout|"") sleep 3 ;; *) break ;; esac
 		done
 	fi
 }
 
 BFL_DISKS="xvda xvdb xvdc"
-bfl_move_step() {
-	_st=$1 _cmd=$2 _how=${3:-}
-	for _k in $BFL_DISKS; do
-		bf_stock ||
-			eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
-	done
-	_id0=$(xenstore-read domid)
-	rm -f /tmp/bfl.stop /tmp/bfl-*.runs /tmp/bfl-held.out
-	# fio syncs before each verify: a flush dom0 holds would leave fio
-	# in an uninterruptible sleep, which the guest's freezer cannot
-	# stop, and the suspend would fail.  xvdc writes through across a
-	# save (without a write cache the block layer sends no flush).
+BFL_TAGS="a b c"
+# bfl_loops_start CMD: the fio write+verify loops on all three disks,
+# until every disk has written.  fio syncs before each verify: a flush
+# dom0 holds would leave fio in an uninterruptible sleep, which the
+# guest's freezer cannot stop, and the suspend would fail, so for saves
+# (CMD save-restore) xvdc writes through (without a write cache the
+# block layer sends no flush).
+bfl_loops_start() {
+	rm -f /tmp/bfl.stop /tmp/bfl.moved /tmp/bfl-*.runs /tmp/bfl-held.out
+	for _k in $BFL_DISKS; do eval "_w0_$_k=\$(bfl_writes $_k)"; done
 	_wc=$(cat /sys/block/xvdc/queue/write_cache)
-	[ "$_cmd" != save-restore ] || echo "write through" >/sys/block/xvdc/queue/write_cache
+	[ "$1" != save-restore ] || echo "write through" >/sys/block/xvdc/queue/write_cache
 	bfl_loop xvda a 0 crc32c & _pa=$!
 	bfl_loop xvdb b 16 sha256 & _pb=$!
 	bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
 		--numjobs=2 --offset_increment=2M & _pc=$!
-	wait_for 60 test -s /tmp/bfl-a.runs
-	_ph=
+	wait_for 60 bfl_all_wrote
+}
+bfl_loops_stop() {
+	touch /tmp/bfl.stop
+	wait $_pa $_pb $_pc
+	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
+}
+
+# bfl_move_one STEP CMD [HOW] N: move N (CMD in dom0: save-restore,
+# migrate) while bfl_loops_start's loops run, judged once each loop has
+# ended a run that began after it.  For a save, dom0 holds xvdc's I/O
+# (hold-c) before the domU writes to it and until the guest has
+# suspended, so a resume must replay those writes (12 in flight at most,
+# the c loop's 2 jobs at depth 4 and the held writes' 4: never so many
+# that a submitter blocks for a tag, which would stop the guest's
+# freezer).  Sets _d (the details), _corrupt (runs that did not verify),
+# _fails (loop failures); reports FAIL itself, returns 0 when the caller
+# may report PASS.
+bfl_move_one() {
+	_st=$1 _cmd=$2 _how=${3:-} _mn=$4
+	for _k in $BFL_DISKS; do
+		bf_stock ||
+			eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
+	done
+	_id0=$(xenstore-read domid) _tm=$(up)
+	_f0=$(bfl_lines fail) _c0=$(bfl_lines corrupt)
+	for _k in $BFL_TAGS; do eval "_n0_$_k=\$(bfl_runs $_k)"; done
+	_ph='' _hc=''
+	rm -f /tmp/bfl-held.out
 	if [ "$_cmd" = save-restore ]; then
 		# Writes dom0 holds for certain: sent after dm holds xvdc,
 		# so they are in flight across the save, and the restored
@@ -448,14 +504,14 @@ bfl_move_step() {
 	bfl_rpc_move "$_cmd" "$_how"
 	# no move, so nothing releases xvdc: the loops would hang on it
 	[ "$_ph" = "" ] || [ "$_r" = ok ] || echo "xps: $_st: $_cmd not started ($_r); releasing xvdc: $(rpc release-c)"
-	# two more whole runs of each loop after the move
-	_w=
-	for _k in a b c; do _w="$_w [ \$(cat /tmp/bfl-$_k.runs) -ge $(($(bfl_runs $_k) + 2)) ] &&"; done
-	wait_for 300 sh -c "$_w true"
-	touch /tmp/bfl.stop
-	wait $_pa $_pb $_pc $_ph
-	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
-	_fails=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail /tmp/bfl-c.fail 2>/dev/null | head -n 2 | tr '\n' ' ')
+	# a whole run of each loop after the move
+	echo "$_mn" >/tmp/bfl.moved
+	_tmv=$(since "$_tm") _tm=$(up)
+	wait_for 300 bfl_ran_after "$_mn"
+	_tma=$(since "$_tm")
+	[ -z "$_ph" ] || wait "$_ph"
+	_fails=$(for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.fail" 2>/dev/null; done | tail -n +$((_f0 + 1)) | head -n 2 | tr '\n' ' ')
+	_corrupt=$(( $(bfl_lines corrupt) - _c0 ))
 	_held=ok
 	if [ "$_cmd" = save-restore ]; then
 		_held=$(cat /tmp/bfl-held.out 2>/dev/null)
@@ -463,7 +519,10 @@ bfl_move_step() {
 	fi
 	_ref=ok
 	# shellcheck disable=SC2086 # word splitting intended: fio arguments
-	_o=$(bf_fio "$_st-ref" 120 $BF_REF --verify_only) || _ref="FAILED $_o"
+	if ! _o=$(bf_fio "$_st-ref" 120 $BF_REF --verify_only); then
+		_ref="FAILED $_o"
+		! bf_fio_corrupt "$_st-ref" || _corrupt=$((_corrupt + 1))
+	fi
 	# A PV domain migrates in log-dirty mode, which Xen implements for PV
 	# guests with shadow paging; a hypervisor built without it refuses,
 	# and the guest's suspend is cancelled: it runs on, with no resume.
@@ -475,7 +534,7 @@ bfl_move_step() {
 	*) echo "$_st: $(rpc move-log)"; _want=fail ;;
 	esac
 	_id1=$(xenstore-read domid)
-	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=$(bfl_runs a) b=$(bfl_runs b) c=$(bfl_runs c);"
+	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$(( $(bfl_runs a) - _n0_a )) b=+$(( $(bfl_runs b) - _n0_b )) c=+$(( $(bfl_runs c) - _n0_c )); runs that did not verify $_corrupt; seconds: to the move's end $_tmv, then to a run after it $_tma;"
 	_bad='' _rp=0
 	# a move that worked gives the guest a new domain id
 	[ "$_want" != 1 ] || [ "$_id1" != "$_id0" ] || _bad="$_bad same-domid"
@@ -506,27 +565,38 @@ bfl_move_step() {
 	return 1
 }
 
-# bfl_move_loop STEP CMD COUNT: bfl_move_step COUNT times in a row, an
-# XPS-SOAK line for each; the first failure (bfl_move_step reports it)
-# ends the loop.  PASS with each move's details, or for more than three
-# a summary.
+# bfl_move_step STEP CMD [HOW]: one move with the loops started for it
+# and stopped after (save-restore's rounds reload the driver between)
+bfl_move_step() {
+	bfl_loops_start "$2"
+	bfl_move_one "$1" "$2" "${3:-}" 1; _mr=$?
+	bfl_loops_stop
+	return $_mr
+}
+
+# bfl_move_loop STEP CMD COUNT: COUNT moves in a row with the loops
+# running throughout, an XPS-SOAK line for each; the first failure
+# (bfl_move_one reports it) ends the loop.  PASS with each move's
+# details, or for more than three a summary.
 bfl_move_loop() {
-	_ml=1 _md='' _mt=0
+	_ml=1 _md='' _mt=0 _mr=0
+	bfl_loops_start "$2"
 	while [ "$_ml" -le "$3" ]; do
 		_t0=$(up)
-		bfl_move_step "$1" "$2"; _mr=$?
+		bfl_move_one "$1" "$2" "" "$_ml"; _mr=$?
 		_ms=$(since "$_t0")
 		[ "$_ms" -le "$_mt" ] || _mt=$_ms
 		_mc=0
-		[ "$_ref" = ok ] || _mc=1
-		case "$_fails" in *verify*|*crc32c*|*sha256*) _mc=1 ;; esac
+		[ "$_corrupt" = 0 ] || _mc=1
 		_mh=0
 		case "$_m" in pending|rpc-timeout|"") _mh=1 ;; esac
 		bfl_soak "$1" "$_ml" "$([ $_mr = 0 ] && echo ok || echo bad)" "$_ms" corrupt=$_mc hang=$_mh
-		[ $_mr = 0 ] || return 1
+		[ $_mr = 0 ] || break
 		[ "$3" -gt 3 ] || _md="$_md $2 $_ml: $_d;"
 		_ml=$((_ml + 1))
 	done
+	bfl_loops_stop
+	[ $_mr = 0 ] || return 1
 	if [ "$3" -gt 3 ]; then
 		_md="$3 in a row, every fio loop passing across each, the reference verified after each"
 		bf_stock || _md="$_md, each disk resumed once and counted no error"
@@ -635,7 +705,7 @@ bfl_reload_load() {
 		fi
 		echo "xps: reload-load cycle $i ($how): unbind ${tu}s, fio gone ${tf:-never}s, disks back ${tl}s, verified $(since "$t")s after the unbind"
 		bfl_soak reload-load "$i" "$([ "$bad" = "$_cb" ] && echo ok || echo bad)" "$(since "$t")" \
-			corrupt="$(case "$detail" in *" $i:$how-ref:"*) echo 1 ;; *) echo 0 ;; esac)" hang=$_hang $_pl
+			corrupt="$(if [ $rc = 0 ] && bf_fio_corrupt "rl$i"; then echo 1; else echo 0; fi)" hang=$_hang $_pl
 		tf=
 		i=$((i + 1))
 	done
@@ -649,6 +719,7 @@ bfl_reload_load() {
 blkfront_life_domU() {
 	BF_SCN=${BFL_SCN:-blkfront-life} BF_STEPS=$blkfront_life_steps
 	: >/tmp/bf.done
+	bfl_soak_plan
 	if ! bf_stock && ! bf_built; then
 		bf_step load FAIL "module not built ($BF_MOD.ko / xen-grant-pool.ko missing from --modules)"
 		bf_fail_rest "module not built"; return

@@ -174,6 +174,10 @@ bf_fio() {
 	echo "rc=$_rc after $(since "$_t")s (limit ${_secs}s): $(grep -iE 'verify|error|bad|fail' "/tmp/fio-$_tag.log" | head -n 3 | tr '\n' ' ' | cut -c1-300)"
 	return 1
 }
+# bf_fio_corrupt TAG: bf_fio TAG's run failed because data did not
+# verify (fio's verify messages, or its job error EILSEQ, 84, which fio
+# gives a verify failure), not for an I/O error or a timeout
+bf_fio_corrupt() { grep -qE 'verify failed|verify: bad|err= *84/' "/tmp/fio-$1.log" 2>/dev/null; }
 bf_fio_step() { # bf_fio_step STEP DESC SECS ARGS...
 	_st=$1 _desc=$2; shift 2
 	if _o=$(bf_fio "$_st" "$@"); then bf_step "$_st" PASS "$_desc $_o"
