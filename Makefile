@@ -30,9 +30,10 @@
 #                           xen-blkfront, xen-netfront and xen-netback,
 #                           for comparison (not a gate)
 #   make soak               xen-blkfront-64k through 50 save/restores, 20
-#                           live migrations and 100 reloads with fio
-#                           verify running, in one lab boot (hours); the
-#                           table: build/soak-ours/soak.md
+#                           live migrations, 20 detach/attach cycles and
+#                           100 reloads with fio verify running, in one
+#                           lab boot (hours); the table:
+#                           build/soak-ours/soak.md
 #   make soak-stock         the same loops with Debian's xen-blkfront
 #                           (no reloads): the reference row
 #   make bench-tables       every report and plot of doc/bench-data/ again
@@ -71,7 +72,7 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 all: modules
 
 help:
-	@sed -n "3,44p" Makefile | sed 's/^# \{0,1\}//'
+	@sed -n "3,45p" Makefile | sed 's/^# \{0,1\}//'
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2

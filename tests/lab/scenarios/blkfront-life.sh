@@ -73,6 +73,8 @@ BFL_CYCLES=${XPS_SCN_BFL_CYCLES:-3}
 BFL_MIGRATIONS=${XPS_SCN_BFL_MIGRATIONS:-1}
 # saves (soak.sh's step, in no other list): save/restore cycles in a row
 BFL_SAVES=${XPS_SCN_BFL_SAVES:-2}
+# detaches (migrate.sh's and soak.sh's): block-detach/attach cycles
+BFL_DETACHES=${XPS_SCN_BFL_DETACHES:-2}
 # make check runs load, save-restore, resume-unbind, reload-load and
 # leaks; make check-full (XPS_SCN_BFL_FULL=1) every step.  This scenario
 # sets the block lab boot's length, and on an idle host (2026-12-03) it
@@ -107,7 +109,7 @@ fi
 # this one's domU with STEPS; with "stock", Debian's xen-blkfront (no
 # counters, no parameters of ours) and only the steps that judge it by
 # its loops, its reference data and its disks: those in BFL_STOCK_STEPS.
-BFL_STOCK_STEPS="cpu-selfcheck load saves migrate"
+BFL_STOCK_STEPS="cpu-selfcheck load saves migrate detaches"
 bfl_scenario() {
 	_fn=$(echo "$1" | tr - _)
 	blkfront_life_steps=$2
@@ -303,6 +305,28 @@ blkfront_life_rpc() {
 		else
 			RPC_REPLY="error binding blkback to vbd-$_dom-51744"
 		fi ;;
+	detach-c) # xl block-detach of xvdc in the background: it waits
+		# for the frontend to close, which the domU's I/O must not stop
+		_name=$(xl domname "$_dom")
+		rm -f /run/xps/bfl-detach.log
+		( timeout 120 xl block-detach "$_name" xvdc >/run/xps/bfl-detach.out 2>&1
+		  echo "rc=$? $(tr '\n' ' ' </run/xps/bfl-detach.out | cut -c1-200)" >/run/xps/bfl-detach.log ) &
+		RPC_REPLY=ok ;;
+	detach-log)
+		RPC_REPLY=$(cat /run/xps/bfl-detach.log 2>/dev/null)
+		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
+	attach-c) # xvdc back on the same dm device (a second try if libxl
+		# gives up on a slow dom0, as attach-e)
+		_name=$(xl domname "$_dom")
+		for _try in 1 2; do
+			if timeout 90 xl block-attach "$_name" "format=raw, vdev=xvdc, access=rw, script=xps-block, target=$BFL_SLOW" >/run/xps/bfl-attach.log 2>&1; then
+				RPC_REPLY=ok; break
+			fi
+			RPC_REPLY="error attach-c (attempt $_try) $(tr '\n' ' ' </run/xps/bfl-attach.log | cut -c1-200)"
+			echo "xps: $_name: $RPC_REPLY"
+			xl block-detach "$_name" xvdc >/dev/null 2>&1
+			sleep 5
+		done ;;
 	move-log)
 		RPC_REPLY=$(cat /run/xps/bfl-move.log 2>/dev/null | tr "\n" " " | cut -c1-300)
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
@@ -413,7 +437,7 @@ bfl_soak() { echo "XPS-SOAK $*"; }
 # table's "of" column)
 bfl_soak_plan() {
 	_p=
-	for _s in saves=$BFL_SAVES migrate=$BFL_MIGRATIONS reload-load=$BFL_CYCLES; do
+	for _s in saves=$BFL_SAVES migrate=$BFL_MIGRATIONS detaches=$BFL_DETACHES reload-load=$BFL_CYCLES; do
 		! bfl_want "${_s%%=*}" || _p="$_p $_s"
 	done
 	echo "XPS-SOAK-PLAN${_p}"
@@ -603,6 +627,96 @@ bfl_move_loop() {
 		_md="$_md; the longest took ${_mt}s"
 	fi
 	bf_step "$1" PASS "${_md# }"
+}
+
+# detaches: BFL_DETACHES cycles of xl block-detach and block-attach of
+# xvdc with fio writing to it (randrw, 64 KB at depth 8), while the
+# write+verify loops run on xvda and xvdb.  Each cycle: fio on xvdc ends
+# (with errors: the disk went away under it) within 60 s and xvdc is
+# gone, dom0's block-detach returns 0, the attach brings xvdc back to
+# the same driver, a 4 MB reference written on xvdc before the first
+# cycle still verifies, a fresh write+verify passes on it, and no loop
+# on xvda or xvdb failed meanwhile.  The reference data on xvdb
+# verifies after the last cycle, once each loop ran a whole run after it.
+BFL_CREF="--name=cref --filename=/dev/xvdc --rw=randwrite --bssplit=4k/50:64k/50 --offset=56M --size=4M --iodepth=8 --verify=crc32c"
+bfl_detaches() {
+	_dd='' _dbad=0 _dmax=0 _i=1
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
+	if ! _o=$(bf_fio cref 240 $BFL_CREF); then
+		bf_step detaches FAIL "reference write on xvdc: $_o"
+		return
+	fi
+	rm -f /tmp/bfl.stop /tmp/bfl.moved /tmp/bfl-*.runs
+	bfl_loop xvda a 0 crc32c & _pa=$!
+	bfl_loop xvdb b 16 sha256 & _pb=$!
+	while [ "$_i" -le "$BFL_DETACHES" ]; do
+		_t0=$(up) _cb='' _mc=0 _mh=0
+		_f0=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail 2>/dev/null | wc -l)
+		_c0=$(cat /tmp/bfl-a.corrupt /tmp/bfl-b.corrupt 2>/dev/null | wc -l)
+		_w0=$(bfl_writes xvdc)
+		fio --name=detach --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
+			--bs=64k --offset=0 --size=48M --iodepth=8 --time_based --runtime=300 >/tmp/fio-detach.log 2>&1 &
+		_fp=$!
+		wait_for 30 bfl_wrote xvdc "$_w0"
+		sleep 2
+		_r=$(rpc detach-c) _t=$(up)
+		if ! wait_for 60 sh -c "! kill -0 $_fp 2>/dev/null"; then
+			kill -9 "$_fp" 2>/dev/null
+			_cb="$_cb fio-on-xvdc-hung" _mh=1
+		fi
+		wait "$_fp"; _frc=$?
+		_tf=$(since "$_t")
+		[ "$_frc" != 0 ] || _cb="$_cb fio-rc-0"
+		wait_for 30 sh -c '! test -e /sys/block/xvdc' || _cb="$_cb xvdc-still-there"
+		_dl=pending _n=0
+		while [ "$_dl" = pending ] && [ $_n -lt 40 ]; do _dl=$(rpc detach-log); [ "$_dl" != pending ] || sleep 3; _n=$((_n + 1)); done
+		case "$_dl" in "rc=0 "*|rc=0) ;; *) _cb="$_cb detach:$_dl" _mh=1 ;; esac
+		_ra=$(rpc attach-c)
+		if [ "$_ra" != ok ] || ! wait_for 60 test -b /dev/xvdc ||
+		   { ! bf_stock && ! wait_for 10 test -r /sys/block/xvdc/xps/requests; }; then
+			_cb="$_cb attach:$_ra"
+		elif [ "$(bf_drv xvdc)" != "$BF_DRV" ]; then
+			_cb="$_cb driver:$(bf_drv xvdc)"
+		else
+			# shellcheck disable=SC2086 # word splitting intended: fio arguments
+			if ! _o=$(bf_fio "cref$_i" 120 $BFL_CREF --verify_only); then
+				_cb="$_cb reference:$_o"
+				! bf_fio_corrupt "cref$_i" || _mc=1
+			fi
+			if ! _o=$(bf_fio "cnew$_i" 120 --name=cnew --filename=/dev/xvdc --rw=randwrite \
+				--bssplit=4k/50:64k/50 --offset=48M --size=2M --iodepth=8 --verify=crc32c); then
+				_cb="$_cb write+verify:$_o"
+				! bf_fio_corrupt "cnew$_i" || _mc=1
+			fi
+		fi
+		[ "$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail 2>/dev/null | wc -l)" = "$_f0" ] || _cb="$_cb loop-failed"
+		[ "$(cat /tmp/bfl-a.corrupt /tmp/bfl-b.corrupt 2>/dev/null | wc -l)" = "$_c0" ] || _mc=1
+		_ms=$(since "$_t0")
+		[ "$_ms" -le "$_dmax" ] || _dmax=$_ms
+		echo "xps: detaches cycle $_i: fio on xvdc rc=$_frc ended ${_tf}s after the detach ($(grep -m1 -oE 'error=[A-Za-z/ ]+' /tmp/fio-detach.log)); dom0: $_dl; attach $_ra; ${_ms}s;${_cb:- ok}"
+		bfl_soak detaches "$_i" "$([ -z "$_cb" ] && echo ok || echo bad)" "$_ms" corrupt=$_mc hang=$_mh
+		if [ -n "$_cb" ]; then
+			_dbad=$((_dbad + 1)) _dd="$_dd $_i:${_cb# }"
+			test -b /dev/xvdc || break
+		fi
+		_i=$((_i + 1))
+	done
+	# a whole run of each loop after the last cycle
+	echo "$_i" >/tmp/bfl.moved
+	BFL_TAGS="a b"
+	wait_for 300 bfl_ran_after "$_i"
+	BFL_TAGS="a b c"
+	touch /tmp/bfl.stop
+	wait $_pa $_pb
+	_fails=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail 2>/dev/null | head -n 2 | tr '\n' ' ')
+	_ref=ok
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
+	_o=$(bf_fio dref 120 $BF_REF --verify_only) || { _ref=bad _dd="$_dd ref:$_o"; }
+	if [ "$_dbad" = 0 ] && [ -z "$_fails" ] && [ "$_ref" = ok ]; then
+		bf_step detaches PASS "$BFL_DETACHES block-detach/attach cycles of xvdc with fio randrw on it: it ended with errors each time and xvdc went away, came back to $BF_DRV, its reference and a fresh write verified; loops on xvda/xvdb ran $(bfl_runs a)/$(bfl_runs b) runs without a failure; the longest cycle took ${_dmax}s"
+	else
+		bf_step detaches FAIL "$_dbad of $BFL_DETACHES bad:${_dd:- none}; loop failures: ${_fails:-none}"
+	fi
 }
 
 # resume-unbind: xvdc's backend never answers after a restore
@@ -859,6 +973,11 @@ blkfront_life_domU() {
 		else bfl_move_loop migrate migrate "$BFL_MIGRATIONS"
 		fi
 	done
+
+	if ! bfl_want detaches; then :
+	elif test -b /dev/xvdc; then bfl_detaches
+	else bf_step detaches FAIL "did not run (no xvdc)"
+	fi
 
 	if ! bfl_want resume-unbind; then :
 	elif test -b /dev/xvdc && bfl_resume_unbind; then

@@ -15,19 +15,23 @@
 #               loops running: each time every loop passes before,
 #               across and after, each disk counts one resume and no
 #               error, the held writes and the reference verify
+#   detaches    xl block-detach/block-attach of xvdc with fio writing to
+#               it, DETACHES (2) times (blkfront-life.sh's bfl_detaches)
 #   reload-load the reload cycles under I/O, after the migrations
 #   leaks       no pool page or grant live after rmmod
-# XPS_SCN_MIG_COUNT overrides the count.  XPS_SCN_MIG_DRIVER=stock runs
-# load and migrate with Debian's xen-blkfront instead (the reference: it
-# has no counters, so each migration is judged by its loops, its
-# reference data, the disks still bound and the guest's new domain id).
+# XPS_SCN_MIG_COUNT and XPS_SCN_MIG_DETACHES override the counts.
+# XPS_SCN_MIG_DRIVER=stock runs load, migrate and detaches with Debian's
+# xen-blkfront instead (the reference: it has no counters, so each
+# migration is judged by its loops, its reference data, the disks still
+# bound and the guest's new domain id).
 if [ -f /xps/scenarios/blkfront-life.sh ]; then
 	. /xps/scenarios/blkfront-life.sh
 else
 	. "$LAB_DIR/scenarios/blkfront-life.sh"
 fi
-bfl_scenario migrate "cpu-selfcheck load migrate reload-load leaks" "${XPS_SCN_MIG_DRIVER:-ours}"
+bfl_scenario migrate "cpu-selfcheck load migrate detaches reload-load leaks" "${XPS_SCN_MIG_DRIVER:-ours}"
 # alone, 3 migrations: about 4 minutes
 migrate_budget=900
 migrate_lab_xen=shadow
 BFL_MIGRATIONS=${XPS_SCN_MIG_COUNT:-3}
+BFL_DETACHES=${XPS_SCN_MIG_DETACHES:-2}
