@@ -180,7 +180,9 @@ bfl_suspended() { xl list "$1" 2>/dev/null | awk 'NR == 2 && $5 ~ /s/ { ok = 1 }
 # again, with the request that started this counted as answered.
 bfl_move() {
 	_c=$1 _mn=$2 _old=$3 _seq=$4 _how=${6:-}
+	_tb0=$(up)
 	rpc_replied "$_old" "$_seq" || echo "xps: $_mn: request $_seq's reply not read after 30 s; saving anyway"
+	_trr=$(since "$_tb0")
 	sleep "$5"
 	_t=$(up)
 	case "$_c" in
@@ -272,7 +274,7 @@ bfl_move() {
 		echo "xps: $_mn is domain $_new after $_c"
 		rpc_serve "$_new" blkfront_life "$_seq" &
 	fi
-	echo "$_r new_domid=${_new:-none}" >/run/xps/bfl-move.log
+	echo "$_r new_domid=${_new:-none} dom0: reply read after ${_trr}s, log after $(since "$_tb0")s" >/run/xps/bfl-move.log
 	rm -f "/run/xps/$_mn.busy"
 }
 
@@ -455,15 +457,17 @@ BFL_RUN_SECS=1200
 # only catches a hang (a loaded lab's first save took 644 s on
 # 2026-12-03, and 400 s was the limit then).
 bfl_rpc_move() {
+	_t=$(up)
 	# shellcheck disable=SC2086 # word splitting intended: an optional argument
 	_r=$(rpc "$1" 2 $2)
-	_t=$(up) _m=pending
+	_trq=$(since "$_t") _t=$(up) _m=pending
 	if [ "$_r" = ok ]; then
 		while [ "$(since "$_t")" -lt 900 ]; do
 			_m=$(RPC_SLICE=3 rpc move-log)
 			case "$_m" in pending|rpc-timeout|"") sleep 3 ;; *) break ;; esac
 		done
 	fi
+	_tlog=$(since "$_t")
 }
 
 BFL_DISKS="xvda xvdb xvdc"
@@ -510,14 +514,16 @@ bfl_move_one() {
 	_id0=$(xenstore-read domid) _tm=$(up)
 	_f0=$(bfl_lines fail) _c0=$(bfl_lines corrupt)
 	for _k in $BFL_TAGS; do eval "_n0_$_k=\$(bfl_runs $_k)"; done
-	_ph='' _hc=''
+	_ph='' _hc='' _thc=-
 	rm -f /tmp/bfl-held.out
 	if [ "$_cmd" = save-restore ]; then
 		# Writes dom0 holds for certain: sent after dm holds xvdc,
 		# so they are in flight across the save, and the restored
 		# frontend must replay them (what the c loop has in flight
 		# at that moment depends on timing: 0 in one CI run).
+		_thc=$(up)
 		_hc=$(rpc hold-c)
+		_thc=$(since "$_thc")
 		if [ "$_hc" = ok ]; then
 			(if _o=$(bf_fio bfl-held "$BFL_RUN_SECS" --name=held --filename=/dev/xvdc --rw=randwrite --bs=4k \
 				--iodepth=4 --size=64k --offset=40M --verify=crc32c); then echo "ok $_o"
@@ -558,7 +564,7 @@ bfl_move_one() {
 	*) echo "$_st: $(rpc move-log)"; _want=fail ;;
 	esac
 	_id1=$(xenstore-read domid)
-	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$(( $(bfl_runs a) - _n0_a )) b=+$(( $(bfl_runs b) - _n0_b )) c=+$(( $(bfl_runs c) - _n0_c )); runs that did not verify $_corrupt; seconds: to the move's end $_tmv, then to a run after it $_tma;"
+	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$(( $(bfl_runs a) - _n0_a )) b=+$(( $(bfl_runs b) - _n0_b )) c=+$(( $(bfl_runs c) - _n0_c )); runs that did not verify $_corrupt; seconds: to the move's end $_tmv (hold-c $_thc, the move's rpc $_trq, its log $_tlog), then to a run after it $_tma;"
 	_bad='' _rp=0
 	# a move that worked gives the guest a new domain id
 	[ "$_want" != 1 ] || [ "$_id1" != "$_id0" ] || _bad="$_bad same-domid"
