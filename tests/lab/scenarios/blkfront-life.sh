@@ -317,18 +317,8 @@ blkfront_life_rpc() {
 	detach-log)
 		RPC_REPLY=$(cat /run/xps/bfl-detach.log 2>/dev/null)
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
-	attach-c) # xvdc back on the same dm device (a second try if libxl
-		# gives up on a slow dom0, as attach-e)
-		_name=$(xl domname "$_dom")
-		for _try in 1 2; do
-			if timeout 90 xl block-attach "$_name" "format=raw, vdev=xvdc, access=rw, script=xps-block, target=$BFL_SLOW" >/run/xps/bfl-attach.log 2>&1; then
-				RPC_REPLY=ok; break
-			fi
-			RPC_REPLY="error attach-c (attempt $_try) $(tr '\n' ' ' </run/xps/bfl-attach.log | cut -c1-200)"
-			echo "xps: $_name: $RPC_REPLY"
-			xl block-detach "$_name" xvdc >/dev/null 2>&1
-			sleep 5
-		done ;;
+	attach-c) # xvdc back on the same dm device
+		bf_attach "$(xl domname "$_dom")" xvdc "$BFL_SLOW" 90 /run/xps/bfl-attach.log ;;
 	move-log)
 		RPC_REPLY=$(cat /run/xps/bfl-move.log 2>/dev/null | tr "\n" " " | cut -c1-300)
 		[ -n "$RPC_REPLY" ] || RPC_REPLY=pending ;;
@@ -348,22 +338,10 @@ blkfront_life_rpc() {
 		else
 			RPC_REPLY="error hold-attach $(tr '\n' ' ' </run/xps/bfl-hold.log 2>/dev/null | cut -c1-200)"
 		fi ;;
-	attach-e) # xvde on a plain loop device.  libxl gives blkback 10 s
-		# to reach InitWait; in a loaded lab dom0's xenwatch thread once
-		# took longer ("unable to add device", CI 2026-12-02): that is
-		# dom0, not the frontend under test, so one more attempt.
-		_name=$(xl domname "$_dom")
+	attach-e) # xvde on a plain loop device
 		RPC_REPLY="error attach-e: no loop device"
 		if truncate -s 16M /tmp/bfl-e.img && BFL_LOOPE=$(losetup -f --show /tmp/bfl-e.img); then
-			for _try in 1 2; do
-				if timeout 60 xl block-attach "$_name" "format=raw, vdev=xvde, access=rw, script=xps-block, target=$BFL_LOOPE" >/run/xps/bfl-e.log 2>&1; then
-					RPC_REPLY=ok; break
-				fi
-				RPC_REPLY="error attach-e (attempt $_try) $(tr '\n' ' ' </run/xps/bfl-e.log 2>/dev/null | cut -c1-200)"
-				echo "xps: $_name: $RPC_REPLY"
-				xl block-detach "$_name" xvde >/dev/null 2>&1
-				sleep 5
-			done
+			bf_attach "$(xl domname "$_dom")" xvde "$BFL_LOOPE" 60 /run/xps/bfl-e.log
 		fi ;;
 	release) dmsetup resume --noudevsync bfld && RPC_REPLY=ok || RPC_REPLY="error dmsetup resume" ;;
 	detach-de) # each waits for the frontend to close; done before a save

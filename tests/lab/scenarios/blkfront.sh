@@ -76,6 +76,27 @@ bf_dm_disk() {
 	wait_for 10 test -b "/dev/mapper/$1"
 }
 
+# bf_attach NAME VDEV TARGET SECS LOG: dom0, xl block-attach of TARGET
+# to domain NAME as VDEV with the lab's hotplug script, each try cut at
+# SECS, xl's output in LOG; RPC_REPLY "ok" or the error.  A second try
+# if libxl gives up: it gives blkback 10 s to reach InitWait, and in a
+# loaded lab dom0's xenwatch thread once took longer ("unable to add
+# device", CI 2026-12-02), and Xen's own hotplug script ran past libxl's
+# 40 s (2026-12-03).  That is a slow dom0, not the frontend under test.
+bf_attach() {
+	for _try in 1 2; do
+		if timeout "$4" xl block-attach "$1" "format=raw, vdev=$2, access=rw, script=xps-block, target=$3" >"$5" 2>&1; then
+			RPC_REPLY=ok
+			return 0
+		fi
+		RPC_REPLY="error attaching $2 (attempt $_try) $(tr '\n' ' ' <"$5" | cut -c1-200)"
+		echo "xps: $1: $RPC_REPLY"
+		xl block-detach "$1" "$2" >/dev/null 2>&1
+		sleep 5
+	done
+	return 1
+}
+
 blkfront_dom0_prepare() {
 	truncate -s 256M /tmp/bf-a.img || return 1
 	truncate -s 128M /tmp/bf-b.img || return 1
@@ -105,18 +126,8 @@ blkfront_rpc() {
 		RPC_REPLY=ok ;;
 	detach-log)
 		RPC_REPLY=$(tr '\n' ' ' </run/xps/bf-detach.log 2>/dev/null | cut -c1-200) ;;
-	attach) # with the lab's hotplug script, as at creation: Xen's own
-		# ran past libxl's 40 s under load (2026-12-03); a second try
-		# if libxl gives up all the same (dom0 is slow, not the frontend)
-		for _try in 1 2; do
-			if xl block-attach "$1" "format=raw, vdev=xvdb, access=rw, script=xps-block, target=$BF_LOOPB" >/run/xps/bf-attach.log 2>&1; then
-				RPC_REPLY=ok; break
-			fi
-			RPC_REPLY="error (attempt $_try) $(tr '\n' ' ' </run/xps/bf-attach.log | cut -c1-200)"
-			echo "xps: bf: attach: $RPC_REPLY"
-			xl block-detach "$1" xvdb >/dev/null 2>&1
-			sleep 5
-		done ;;
+	attach) # with the lab's hotplug script, as at creation
+		bf_attach "$1" xvdb "$BF_LOOPB" 120 /run/xps/bf-attach.log ;;
 	*) RPC_REPLY="error reason=unknown-request" ;;
 	esac
 }
