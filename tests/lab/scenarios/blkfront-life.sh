@@ -439,23 +439,33 @@ bfl_rpc_move() {
 	# shellcheck disable=SC2086 # word splitting intended: an optional argument
 	_r=$(rpc "$1" 2 $2)
 	_trq=$(since "$_t") _t=$(up) _m=pending
-	if [ "$_r" = ok ]; then
-		while [ "$(since "$_t")" -lt 900 ]; do
-			_m=$(RPC_SLICE=3 rpc move-log)
-			case "$_m" in pending|rpc-timeout|"") sleep 3 ;; *) break ;; esac
-		done
-	fi
+	[ "$_r" != ok ] || _m=$(bfl_poll move-log 900)
 	_tlog=$(since "$_t")
+}
+
+# bfl_poll CMD SECS: ask dom0 CMD every 3 s, each ask re-sent after 3 s
+# unanswered, until it answers other than "pending" or SECS have passed;
+# prints its last answer
+bfl_poll() {
+	_pt=$(up)
+	while :; do
+		_pr=$(RPC_SLICE=3 rpc "$1")
+		case "$_pr" in pending|rpc-timeout|"") ;; *) break ;; esac
+		[ "$(since "$_pt")" -lt "$2" ] || break
+		sleep 3
+	done
+	echo "$_pr"
 }
 
 BFL_DISKS="xvda xvdb xvdc"
 BFL_TAGS="a b c"
-# bfl_loops_start CMD: the fio write+verify loops on all three disks,
-# until every disk has written.  fio syncs before each verify: a flush
-# dom0 holds would leave fio in an uninterruptible sleep, which the
-# guest's freezer cannot stop, and the suspend would fail, so for saves
-# (CMD save-restore) xvdc writes through (without a write cache the
-# block layer sends no flush).
+# bfl_loops_start CMD: the fio write+verify loops on the disks of
+# BFL_DISKS (xvdc's only when it is listed: detaches leaves xvdc to its
+# own fio), until every disk has written.  fio syncs before each verify:
+# a flush dom0 holds would leave fio in an uninterruptible sleep, which
+# the guest's freezer cannot stop, and the suspend would fail, so for
+# saves (CMD save-restore) xvdc writes through (without a write cache
+# the block layer sends no flush).
 bfl_loops_start() {
 	rm -f /tmp/bfl.stop /tmp/bfl.moved /tmp/bfl-*.runs /tmp/bfl-held.out
 	for _k in $BFL_DISKS; do eval "_w0_$_k=\$(bfl_writes $_k)"; done
@@ -463,8 +473,11 @@ bfl_loops_start() {
 	[ "$1" != save-restore ] || echo "write through" >/sys/block/xvdc/queue/write_cache
 	bfl_loop xvda a 0 crc32c & _pa=$!
 	bfl_loop xvdb b 16 sha256 & _pb=$!
-	bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
-		--numjobs=2 --offset_increment=2M & _pc=$!
+	_pc=
+	case " $BFL_DISKS " in *" xvdc "*)
+		bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
+			--numjobs=2 --offset_increment=2M & _pc=$! ;;
+	esac
 	wait_for 60 bfl_all_wrote
 }
 bfl_loops_stop() {
@@ -630,51 +643,16 @@ bfl_detaches() {
 		bf_step detaches FAIL "reference write on xvdc: $_o"
 		return
 	fi
-	rm -f /tmp/bfl.stop /tmp/bfl.moved /tmp/bfl-*.runs
-	bfl_loop xvda a 0 crc32c & _pa=$!
-	bfl_loop xvdb b 16 sha256 & _pb=$!
+	BFL_DISKS="xvda xvdb" BFL_TAGS="a b"
+	bfl_loops_start detaches
 	while [ "$_i" -le "$BFL_DETACHES" ]; do
-		_t0=$(up) _cb='' _mc=0 _mh=0
-		_f0=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail 2>/dev/null | wc -l)
-		_c0=$(cat /tmp/bfl-a.corrupt /tmp/bfl-b.corrupt 2>/dev/null | wc -l)
-		_w0=$(bfl_writes xvdc)
-		fio --name=detach --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
-			--bs=64k --offset=0 --size=48M --iodepth=8 --time_based --runtime=300 >/tmp/fio-detach.log 2>&1 &
-		_fp=$!
-		wait_for 30 bfl_wrote xvdc "$_w0"
-		sleep 2
-		_r=$(rpc detach-c) _t=$(up)
-		if ! wait_for 60 sh -c "! kill -0 $_fp 2>/dev/null"; then
-			kill -9 "$_fp" 2>/dev/null
-			_cb="$_cb fio-on-xvdc-hung" _mh=1
-		fi
-		wait "$_fp"; _frc=$?
-		_tf=$(since "$_t")
-		[ "$_frc" != 0 ] || _cb="$_cb fio-rc-0"
-		wait_for 30 sh -c '! test -e /sys/block/xvdc' || _cb="$_cb xvdc-still-there"
-		_dl=pending _n=0
-		while [ "$_dl" = pending ] && [ $_n -lt 40 ]; do _dl=$(rpc detach-log); [ "$_dl" != pending ] || sleep 3; _n=$((_n + 1)); done
-		case "$_dl" in "rc=0 "*|rc=0) ;; *) _cb="$_cb detach:$_dl" _mh=1 ;; esac
-		_ra=$(rpc attach-c)
-		if [ "$_ra" != ok ] || ! wait_for 60 test -b /dev/xvdc ||
-		   { ! bf_stock && ! wait_for 10 test -r /sys/block/xvdc/xps/requests; }; then
-			_cb="$_cb attach:$_ra"
-		elif [ "$(bf_drv xvdc)" != "$BF_DRV" ]; then
-			_cb="$_cb driver:$(bf_drv xvdc)"
-		else
-			# shellcheck disable=SC2086 # word splitting intended: fio arguments
-			if ! _o=$(bf_fio "cref$_i" 120 $BFL_CREF --verify_only); then
-				_cb="$_cb reference:$_o"
-				! bf_fio_corrupt "cref$_i" || _mc=1
-			fi
-			if ! _o=$(bf_fio "cnew$_i" 120 --name=cnew --filename=/dev/xvdc --rw=randwrite \
-				--bssplit=4k/50:64k/50 --offset=48M --size=2M --iodepth=8 --verify=crc32c); then
-				_cb="$_cb write+verify:$_o"
-				! bf_fio_corrupt "cnew$_i" || _mc=1
-			fi
-		fi
-		[ "$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail 2>/dev/null | wc -l)" = "$_f0" ] || _cb="$_cb loop-failed"
-		[ "$(cat /tmp/bfl-a.corrupt /tmp/bfl-b.corrupt 2>/dev/null | wc -l)" = "$_c0" ] || _mc=1
+		_t0=$(up)
+		# counted once the loops wrote: each deletes its old files
+		# when it starts
+		_f0=$(bfl_lines fail) _c0=$(bfl_lines corrupt)
+		bfl_detach_one "$_i"
+		[ "$(bfl_lines fail)" = "$_f0" ] || _cb="$_cb loop-failed"
+		[ "$(bfl_lines corrupt)" = "$_c0" ] || _mc=1
 		_ms=$(since "$_t0")
 		[ "$_ms" -le "$_dmax" ] || _dmax=$_ms
 		echo "xps: detaches cycle $_i: fio on xvdc rc=$_frc ended ${_tf}s after the detach ($(grep -m1 -oE 'error=[A-Za-z/ ]+' /tmp/fio-detach.log)); dom0: $_dl; attach $_ra; ${_ms}s;${_cb:- ok}"
@@ -687,12 +665,10 @@ bfl_detaches() {
 	done
 	# a whole run of each loop after the last cycle
 	echo "$_i" >/tmp/bfl.moved
-	BFL_TAGS="a b"
 	wait_for 300 bfl_ran_after "$_i"
-	BFL_TAGS="a b c"
-	touch /tmp/bfl.stop
-	wait $_pa $_pb
-	_fails=$(cat /tmp/bfl-a.fail /tmp/bfl-b.fail 2>/dev/null | head -n 2 | tr '\n' ' ')
+	bfl_loops_stop
+	_fails=$(for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.fail" 2>/dev/null; done | head -n 2 | tr '\n' ' ')
+	BFL_DISKS="xvda xvdb xvdc" BFL_TAGS="a b c"
 	_ref=ok
 	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	_o=$(bf_fio dref 120 $BF_REF --verify_only) || { _ref=bad _dd="$_dd ref:$_o"; }
@@ -700,6 +676,55 @@ bfl_detaches() {
 		bf_step detaches PASS "$BFL_DETACHES block-detach/attach cycles of xvdc with fio randrw on it: it ended with errors each time and xvdc went away, came back to $BF_DRV, its reference and a fresh write verified; loops on xvda/xvdb ran $(bfl_runs a)/$(bfl_runs b) runs without a failure; the longest cycle took ${_dmax}s"
 	else
 		bf_step detaches FAIL "$_dbad of $BFL_DETACHES bad:${_dd:- none}; loop failures: ${_fails:-none}"
+	fi
+}
+
+# bfl_detach_one N: detaches' cycle N.  Sets _cb (what went wrong, empty
+# when nothing did), _mh (1: something hung), _mc (1: data that did not
+# verify) and, for the cycle's line, _frc (fio's exit), _tf (its seconds
+# after the detach), _dl (dom0's block-detach) and _ra (the attach).
+bfl_detach_one() {
+	_cb='' _mc=0 _mh=0 _frc=- _tf=- _dl=- _ra=-
+	_w0=$(bfl_writes xvdc)
+	fio --name=detach --filename=/dev/xvdc --ioengine=libaio --direct=1 --rw=randrw --allow_file_create=0 \
+		--bs=64k --offset=0 --size=48M --iodepth=8 --time_based --runtime=300 >/tmp/fio-detach.log 2>&1 &
+	_fp=$!
+	wait_for 30 bfl_wrote xvdc "$_w0"
+	sleep 2
+	_r=$(rpc detach-c) _t=$(up)
+	if [ "$_r" != ok ]; then
+		# no detach: nothing ends fio, and nothing hung
+		kill -9 "$_fp" 2>/dev/null; wait "$_fp"
+		_cb="detach-c:$_r"
+		return
+	fi
+	if ! wait_for 60 sh -c "! kill -0 $_fp 2>/dev/null"; then
+		kill -9 "$_fp" 2>/dev/null
+		_cb="$_cb fio-on-xvdc-hung" _mh=1
+	fi
+	wait "$_fp"; _frc=$?
+	_tf=$(since "$_t")
+	[ "$_frc" != 0 ] || _cb="$_cb fio-rc-0"
+	wait_for 30 sh -c '! test -e /sys/block/xvdc' || _cb="$_cb xvdc-still-there"
+	_dl=$(bfl_poll detach-log 150)
+	case "$_dl" in "rc=0 "*|rc=0) ;; *) _cb="$_cb detach:$_dl" _mh=1 ;; esac
+	_ra=$(rpc attach-c)
+	if [ "$_ra" != ok ] || ! wait_for 60 test -b /dev/xvdc ||
+	   { ! bf_stock && ! wait_for 10 test -r /sys/block/xvdc/xps/requests; }; then
+		_cb="$_cb attach:$_ra"
+	elif [ "$(bf_drv xvdc)" != "$BF_DRV" ]; then
+		_cb="$_cb driver:$(bf_drv xvdc)"
+	else
+		# shellcheck disable=SC2086 # word splitting intended: fio arguments
+		if ! _o=$(bf_fio "cref$1" 120 $BFL_CREF --verify_only); then
+			_cb="$_cb reference:$_o"
+			! bf_fio_corrupt "cref$1" || _mc=1
+		fi
+		if ! _o=$(bf_fio "cnew$1" 120 --name=cnew --filename=/dev/xvdc --rw=randwrite \
+			--bssplit=4k/50:64k/50 --offset=48M --size=2M --iodepth=8 --verify=crc32c); then
+			_cb="$_cb write+verify:$_o"
+			! bf_fio_corrupt "cnew$1" || _mc=1
+		fi
 	fi
 }
 
