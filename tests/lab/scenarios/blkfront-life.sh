@@ -382,6 +382,8 @@ bfl_loop() {
 		_off=$(( _o0 + (_n % 4) * 8 ))
 		if ! _o=$(bf_fio "bfl-$_tg" "$BFL_RUN_SECS" --name="$_tg" --filename="/dev/$_dk" --rw=randwrite \
 			--offset="${_off}M" --verify="$_vf" "$@"); then
+			# a run bfl_loops_stop cut short is not judged
+			[ ! -e /tmp/bfl.stop ] || break
 			echo "run $_n: $_o" >>"/tmp/bfl-$_tg.fail"
 			! bf_fio_corrupt "bfl-$_tg" || echo "$_n" >>"/tmp/bfl-$_tg.corrupt"
 		fi
@@ -480,8 +482,12 @@ bfl_loops_start() {
 	esac
 	wait_for 60 bfl_all_wrote
 }
+# bfl_loops_stop: the loops end, their runs in progress cut short: each
+# loop has ended a run after the last move by then, and in CI's crowded
+# boot a run takes about a minute (2026-12-07), which every stop waited
 bfl_loops_stop() {
 	touch /tmp/bfl.stop
+	for _k in $BFL_TAGS; do kill "$(cat "/tmp/fio-bfl-$_k.pid" 2>/dev/null)" 2>/dev/null; done
 	wait $_pa $_pb $_pc
 	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
 }

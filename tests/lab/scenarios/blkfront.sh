@@ -167,6 +167,8 @@ bf_gp() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/xen-grant-pool/
 
 # bf_fio TAG SECS ARGS...: fio on a deadline; log in /tmp/fio-TAG.log.
 # Prints "w=<write IOPS> r=<read IOPS> <secs>s" or the first error lines.
+# Its pid (busybox's timeout execs fio in its own process) goes to
+# /tmp/fio-TAG.pid.
 bf_fio() {
 	_tag=$1 _secs=$2; shift 2
 	_t=$(up)
@@ -174,7 +176,9 @@ bf_fio() {
 	# otherwise create a regular file of that name in /dev, which then
 	# hides the disk's node when it comes back.
 	timeout "$_secs" fio --output-format=normal --verify_fatal=1 --ioengine=libaio --allow_file_create=0 \
-		--direct=1 "$@" >"/tmp/fio-$_tag.log" 2>&1
+		--direct=1 "$@" >"/tmp/fio-$_tag.log" 2>&1 &
+	echo $! >"/tmp/fio-$_tag.pid"
+	wait $!
 	_rc=$?
 	if [ $_rc = 0 ]; then
 		_w=$(awk '/write: IOPS=/ { sub(/.*IOPS=/, ""); sub(/,.*/, ""); print; exit }' "/tmp/fio-$_tag.log")
