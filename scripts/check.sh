@@ -65,6 +65,7 @@ run_step() {
 		tests/lab/test-bench-netpairs.sh || r=1
 		tests/lab/test-bench-build.sh || r=1
 		tests/lab/test-rpc-serve.sh || r=1
+		tests/lab/test-bfl-loops.sh || r=1
 		tests/lab/test-soak-table.sh || r=1
 		return $r ;;
 	style)	scripts/style.sh ;;

@@ -10,9 +10,10 @@ pkgs=(
 	# build and static checks
 	make gcc libc6-dev linux-headers-amd64 sparse dwarves linux-source-6.1
 	git kmod python3 shellcheck
-	# the host tests of the lab's shell (dash; ps for test-rpc-serve.sh;
-	# tcc for test-bench-build.sh, the compiler of bench-blk's domU)
-	dash procps tcc
+	# the host tests of the lab's shell (dash; busybox, the domU's sh
+	# and awk, for test-bfl-loops.sh; ps for test-rpc-serve.sh; tcc for
+	# test-bench-build.sh, the compiler of bench-blk's domU)
+	dash busybox procps tcc
 	# the fuzz step: libFuzzer, ASan and UBSan come with clang 14's runtime
 	clang-14 libclang-rt-14-dev
 	# model checking (qspinlock-pv's wait/kick handshake)

@@ -406,8 +406,10 @@ bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
 bfl_ran_after() {
 	for _k in $BFL_TAGS; do [ "$(cat "/tmp/bfl-$_k.after" 2>/dev/null)" = "$1" ] || return 1; done
 }
-# bfl_lines KIND: the lines of every loop's /tmp/bfl-TAG.KIND (fail, corrupt)
-bfl_lines() { for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.$1" 2>/dev/null; done | wc -l; }
+# bfl_cat KIND: every loop's /tmp/bfl-TAG.KIND (fail, corrupt), one
+# after the other; bfl_lines KIND: how many lines they hold
+bfl_cat() { for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.$1" 2>/dev/null; done; }
+bfl_lines() { bfl_cat "$1" | wc -l; }
 # bfl_writes DISK: the writes DISK completed (the block layer's count,
 # which the stock driver's disks have too)
 bfl_writes() { awk '{ print $5 }' "/sys/block/$1/stat"; }
@@ -467,16 +469,22 @@ bfl_poll() {
 	echo "$_pr"
 }
 
-BFL_DISKS="xvda xvdb xvdc"
-BFL_TAGS="a b c"
-# bfl_loops_start CMD: the fio write+verify loops on the disks of
-# BFL_DISKS (xvdc's only when it is listed: detaches leaves xvdc to its
-# own fio), until every disk has written.  fio syncs before each verify:
-# a flush dom0 holds would leave fio in an uninterruptible sleep, which
-# the guest's freezer cannot stop, and the suspend would fail, so for
-# saves (CMD save-restore) xvdc writes through (without a write cache
-# the block layer sends no flush).
+# bfl_set_disks DISKS: BFL_DISKS, and BFL_TAGS the tags of their loops
+# (xvda's a, xvdb's b, xvdc's c)
+bfl_set_disks() {
+	BFL_DISKS=$1 BFL_TAGS=
+	for _k in $1; do BFL_TAGS="${BFL_TAGS:+$BFL_TAGS }${_k#xvd}"; done
+}
+# bfl_loops_start CMD [DISKS]: the fio write+verify loops on DISKS
+# (default xvda xvdb xvdc; detaches leaves xvdc to its own fio), until
+# every disk has written (bfl_set_disks's BFL_DISKS and BFL_TAGS are
+# what the helpers above and bfl_move_one read).  fio syncs before each
+# verify: a flush dom0 holds would leave fio in an uninterruptible
+# sleep, which the guest's freezer cannot stop, and the suspend would
+# fail, so for saves (CMD save-restore) xvdc writes through (without a
+# write cache the block layer sends no flush).
 bfl_loops_start() {
+	bfl_set_disks "${2:-xvda xvdb xvdc}"
 	rm -f /tmp/bfl.stop /tmp/bfl.moved /tmp/bfl-*.runs /tmp/bfl-held.out
 	for _k in $BFL_DISKS; do eval "_w0_$_k=\$(bfl_writes $_k)"; done
 	_wc=$(cat /sys/block/xvdc/queue/write_cache)
@@ -493,6 +501,7 @@ bfl_loops_start() {
 # bfl_loops_stop: the loops end, their runs in progress cut short: each
 # loop has ended a run after the last move by then, and in CI's crowded
 # boot a run takes about a minute (2026-12-07), which every stop waited
+# for
 bfl_loops_stop() {
 	touch /tmp/bfl.stop
 	for _k in $BFL_TAGS; do kill "$(cat "/tmp/fio-bfl-$_k.pid" 2>/dev/null)" 2>/dev/null; done
@@ -545,7 +554,7 @@ bfl_move_one() {
 	wait_for 300 bfl_ran_after "$_mn"
 	_tma=$(since "$_tm")
 	[ -z "$_ph" ] || wait "$_ph"
-	_fails=$(for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.fail" 2>/dev/null; done | tail -n +$((_f0 + 1)) | head -n 2 | tr '\n' ' ')
+	_fails=$(bfl_cat fail | tail -n +$((_f0 + 1)) | head -n 2 | tr '\n' ' ')
 	_corrupt=$(( $(bfl_lines corrupt) - _c0 ))
 	_held=ok
 	if [ "$_cmd" = save-restore ]; then
@@ -657,8 +666,7 @@ bfl_detaches() {
 		bf_step detaches FAIL "reference write on xvdc: $_o"
 		return
 	fi
-	BFL_DISKS="xvda xvdb" BFL_TAGS="a b"
-	bfl_loops_start detaches
+	bfl_loops_start detaches "xvda xvdb"
 	while [ "$_i" -le "$BFL_DETACHES" ]; do
 		_t0=$(up)
 		# counted once the loops wrote: each deletes its old files
@@ -681,8 +689,7 @@ bfl_detaches() {
 	echo "$_i" >/tmp/bfl.moved
 	wait_for 300 bfl_ran_after "$_i"
 	bfl_loops_stop
-	_fails=$(for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.fail" 2>/dev/null; done | head -n 2 | tr '\n' ' ')
-	BFL_DISKS="xvda xvdb xvdc" BFL_TAGS="a b c"
+	_fails=$(bfl_cat fail | head -n 2 | tr '\n' ' ')
 	_ref=ok
 	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	_o=$(bf_fio dref 120 $BF_REF --verify_only) || { _ref=bad _dd="$_dd ref:$_o"; }
