@@ -2,9 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # test-bfl-loops.sh - blkfront-life's fio loop bookkeeping on the host,
 # under dash and, when the host has it, busybox's sh and awk (what the
-# domU runs): no QEMU, no root, seconds.  Prints PASS:/FAIL:
-# lab/bfl-loops/<case> lines.
+# domU runs), with a fake bf_fio: no QEMU, no root, seconds.  Prints
+# PASS:/FAIL: lab/bfl-loops/<case> lines.
 #   tags        bfl_set_disks: a loop's tag is its disk's letter
+#   killed      a run that bfl_loops_stop's SIGTERM ended (fio exits 128)
+#               is not counted as a failure, and the loop ends
+#   own-fail    a run that failed by itself (fio exits 1) while the stop
+#               was being asked for is counted (be6c3f9 skipped any
+#               failure once the stop file existed: this case failed
+#               before the fix)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=$(mktemp -d)
@@ -40,6 +46,27 @@ for sh in "${shells[@]}"; do
 	check "tags ($sh)" "a b
 a b c" "$got"
 
+	# bfl_loop with a fake fio: each call takes the next outcome from
+	# $sim/outcomes: ok, or "RC [stop]" (stop: the stop file appears
+	# while the run ends, as when bfl_loops_stop's kill ended it)
+	fake='bf_fio() {
+		_l=$(head -n 1 '"$sim"'/outcomes); sed -i 1d '"$sim"'/outcomes
+		case "$_l" in ok|"") echo "w=1 r=1 0s"; return 0 ;; esac
+		case "$_l" in *stop) touch /tmp/bfl.stop ;; esac
+		echo "rc=${_l%% *} after 0s (limit ${2}s): fake"; return 1
+	}
+	bf_fio_corrupt() { return 1; }'
+	for c in "killed:ok|128 stop:0:1" "killed-early:ok|143 stop:0:1" "own-fail:ok|1 stop:1:2" "fail-then-killed:1|128 stop:1:1"; do
+		name=${c%%:*} rest=${c#*:}
+		outs=${rest%%:*} rest=${rest#*:}
+		wantf=${rest%%:*} wantr=${rest#*:}
+		rm -f /tmp/bfl-[abc].* /tmp/bfl.stop
+		echo "$outs" | tr '|' '\n' >"$sim/outcomes"
+		got=$(run "$sh" "$fake
+			bfl_loop xvdz a 0 crc32c; echo \$(bfl_set_disks xvda; bfl_lines fail) \$(bfl_runs a)")
+		case "$name" in own-fail|fail-then-killed) n=own-fail ;; *) n=killed ;; esac
+		check "$n ($sh, $name)" "$wantf $wantr" "$got"
+	done
 done
 
 [ "$fails" = 0 ]

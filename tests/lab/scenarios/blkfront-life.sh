@@ -390,8 +390,10 @@ bfl_loop() {
 		_off=$(( _o0 + (_n % 4) * 8 ))
 		if ! _o=$(bf_fio "bfl-$_tg" "$BFL_RUN_SECS" --name="$_tg" --filename="/dev/$_dk" --rw=randwrite \
 			--offset="${_off}M" --verify="$_vf" "$@"); then
-			# a run bfl_loops_stop cut short is not judged
-			[ ! -e /tmp/bfl.stop ] || break
+			# a run bfl_loops_stop cut short is not judged: fio
+			# exits 128 on SIGTERM (143 if it came before fio set
+			# its handler), 1 when the run itself failed
+			case "$_o" in "rc=128 "* | "rc=143 "*) [ ! -e /tmp/bfl.stop ] || break ;; esac
 			echo "run $_n: $_o" >>"/tmp/bfl-$_tg.fail"
 			! bf_fio_corrupt "bfl-$_tg" || echo "$_n" >>"/tmp/bfl-$_tg.corrupt"
 		fi
