@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # test-bfl-loops.sh - blkfront-life's fio loop bookkeeping on the host,
 # under dash and, when the host has it, busybox's sh and awk (what the
-# domU runs), with a fake bf_fio: no QEMU, no root, seconds.  Prints
-# PASS:/FAIL: lab/bfl-loops/<case> lines.
+# domU runs), with a fake bf_fio and a fake /sys/block: no QEMU, no
+# root, seconds.  Prints PASS:/FAIL: lab/bfl-loops/<case> lines.
+#   snap        bfl_snap's one awk gives each disk's resumes, requeued and
+#               summed errors_*, each loop's runs and the .fail and
+#               .corrupt lines, as the helpers that forked per file did
+#   snap-stock  with Debian's driver (no counters): only the loops' counts
 #   tags        bfl_set_disks: a loop's tag is its disk's letter
 #   killed      a run that bfl_loops_stop's SIGTERM ended (fio exits 128)
 #               is not counted as a failure, and the loop ends
@@ -41,7 +45,32 @@ check() { # check NAME WANT GOT
 	fi
 }
 
+# a fake /sys/block: xvda, xvdb, xvdc with our driver's counters
+sys=$sim/sys
+put() { mkdir -p "$sys/$1/xps"; echo "$3" >"$sys/$1/xps/$2"; }
+put xvda resumes 2; put xvda requeued 5; put xvda errors_io 1; put xvda errors_resp 3
+put xvdb resumes 1; put xvdb requeued 0; put xvdb errors_io 0
+put xvdc resumes 4; put xvdc requeued 17; put xvdc errors_io 0; put xvdc errors_resp 2
+
+loopfiles() {
+	rm -f /tmp/bfl-[abc].* /tmp/bfl.stop /tmp/bfl.moved
+	echo 3 >/tmp/bfl-a.runs
+	echo 12 >/tmp/bfl-b.runs
+	printf 'run 1: rc=1\nrun 2: rc=1\n' >/tmp/bfl-a.fail
+	echo "run 0: rc=1" >/tmp/bfl-c.fail
+	echo 7 >/tmp/bfl-b.corrupt
+}
+
 for sh in "${shells[@]}"; do
+	loopfiles
+	got=$(run "$sh" "BFL_SYSBLOCK=$sys; bfl_set_disks 'xvda xvdb xvdc'; eval \"\$(bfl_snap)\"
+		echo \$_r_xvda \$_q_xvda \$_e_xvda \$_r_xvdb \$_q_xvdb \$_e_xvdb \$_r_xvdc \$_q_xvdc \$_e_xvdc \
+			\$_n0_a \$_n0_b \$_n0_c \$_f0 \$_c0 \$(bfl_lines fail) \$(bfl_lines corrupt) \$(bfl_runs b)")
+	check "snap ($sh)" "2 5 4 1 0 0 4 17 2 3 12 0 3 1 3 1 12" "$got"
+
+	got=$(run "$sh" "BFL_SYSBLOCK=$sys BF_STOCK=1; bfl_set_disks 'xvda xvdb xvdc'; bfl_snap")
+	check "snap-stock ($sh)" "_n0_a=3 _n0_b=12 _n0_c=0 _f0=3 _c0=1" "$got"
+
 	got=$(run "$sh" "bfl_set_disks 'xvda xvdb'; echo \"\$BFL_TAGS\"; bfl_set_disks 'xvda xvdb xvdc'; echo \"\$BFL_TAGS\"")
 	check "tags ($sh)" "a b
 a b c" "$got"

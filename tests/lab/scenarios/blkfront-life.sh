@@ -511,6 +511,49 @@ bfl_loops_stop() {
 	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
 }
 
+# bfl_snap: assignments for eval, read by one awk (with the loops
+# running, each fork of the domU's shell waits for a CPU: before a save,
+# these reads took 20-odd forks, and the part of them that was timed,
+# with what followed up to hold-c, took 48-96 s, 2026-12-07): for each
+# disk of BFL_DISKS with our driver's counters, _r_DISK (resumes),
+# _q_DISK (requeued) and _e_DISK (the sum of its errors_*); for each
+# loop a, b, c, _n0_TAG (the runs it ended); _f0 and _c0, the lines of
+# the loops' .fail and .corrupt files.  BFL_SYSBLOCK: /sys/block but
+# in tests/lab/test-bfl-loops.sh.
+BFL_SYSBLOCK=/sys/block
+bfl_snap() {
+	_fl=
+	for _k in $BFL_DISKS; do
+		bf_stock || _fl="$_fl $BFL_SYSBLOCK/$_k/xps/resumes $BFL_SYSBLOCK/$_k/xps/requeued $BFL_SYSBLOCK/$_k/xps/errors_*"
+	done
+	_sd=
+	bf_stock || _sd=$BFL_DISKS
+	for _k in $BFL_TAGS; do
+		for _f in "/tmp/bfl-$_k.runs" "/tmp/bfl-$_k.fail" "/tmp/bfl-$_k.corrupt"; do
+			[ ! -e "$_f" ] || _fl="$_fl $_f"
+		done
+	done
+	# shellcheck disable=SC2086 # word splitting and globbing intended: the file list
+	awk -v disks="$_sd" -v sb="$BFL_SYSBLOCK/" '
+		index(FILENAME, sb) == 1 {
+			# DISK/xps/KEY
+			split(substr(FILENAME, length(sb) + 1), p, "/")
+			if (p[3] == "resumes") r[p[1]] = $1
+			else if (p[3] == "requeued") q[p[1]] = $1
+			else e[p[1]] += $1
+			next
+		}
+		FILENAME ~ /\.runs$/ { t = FILENAME; sub(/^\/tmp\/bfl-/, "", t); sub(/\.runs$/, "", t); n[t] = $1; next }
+		FILENAME ~ /\.fail$/ { f++; next }
+		FILENAME ~ /\.corrupt$/ { c++; next }
+		END {
+			nd = split(disks, d, " ")
+			for (i = 1; i <= nd; i++)
+				printf "_r_%s=%d _q_%s=%d _e_%s=%d ", d[i], r[d[i]], d[i], q[d[i]], d[i], e[d[i]]
+			printf "_n0_a=%d _n0_b=%d _n0_c=%d _f0=%d _c0=%d\n", n["a"], n["b"], n["c"], f, c
+		}' $_fl </dev/null
+}
+
 # bfl_move_one STEP CMD [HOW] N: move N (CMD in dom0: save-restore,
 # migrate) while bfl_loops_start's loops run, judged once each loop has
 # ended a run that began after it.  For a save, dom0 holds xvdc's I/O
@@ -523,13 +566,8 @@ bfl_loops_stop() {
 # may report PASS.
 bfl_move_one() {
 	_st=$1 _cmd=$2 _how=${3:-} _mn=$4
-	for _k in $BFL_DISKS; do
-		bf_stock ||
-			eval "_r_$_k=\$(bf_x $_k resumes) _q_$_k=\$(bf_x $_k requeued) _e_$_k=\$(bf_errs $_k)"
-	done
 	_id0=$(xenstore-read domid) _tm=$(up)
-	_f0=$(bfl_lines fail) _c0=$(bfl_lines corrupt)
-	for _k in $BFL_TAGS; do eval "_n0_$_k=\$(bfl_runs $_k)"; done
+	eval "$(bfl_snap)"
 	_ph='' _hc='' _thc=-
 	rm -f /tmp/bfl-held.out
 	if [ "$_cmd" = save-restore ]; then
