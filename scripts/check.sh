@@ -99,8 +99,9 @@ run_step() {
 		scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&
 		XPS_LAB_OUT="$root/build/lab-$1" \
 			tests/lab/lab run --modules "$root/build/lab-modules" "$1" $with ;;
-	# xen-blkfront-64k across three live migrations with its fio
-	# verify loops running (#16), in a boot whose Xen can migrate PV
+	# xen-blkfront-64k across blkfront-life's two xl save/restore rounds
+	# (out of the crowded lab boot) and three live migrations with its
+	# fio verify loops running (#16), in a boot whose Xen can migrate PV
 	# guests (scenarios/migrate.sh: Debian's bookworm build, with shadow
 	# paging; bookworm-security's, the lab's default, refuses)
 	migrate) scripts/lab-modules.sh "$root/build/lab-modules" >/dev/null &&

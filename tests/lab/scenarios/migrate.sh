@@ -10,6 +10,11 @@
 # blkfront-life's machinery and domU (three disks, a fio write+verify
 # loop on each, a 6 MB reference on xvdb), with its steps:
 #   load        xen-grant-pool and xen-blkfront-64k, the reference written
+#   save-restore blkfront-life's two rounds of xl save/restore with the
+#               loops running (the second onto a smaller backend, with
+#               feature_persistent=0), then the driver reloaded with its
+#               defaults; make check runs them here, in a boot of one
+#               domU, not in the block lab's crowded one
 #   migrate     xl migrate to localhost (-s "": xl migrate-receive run
 #               by dom0 itself), MIG_COUNT (3) times in a row with the
 #               loops running: each time every loop passes before,
@@ -29,9 +34,9 @@ if [ -f /xps/scenarios/blkfront-life.sh ]; then
 else
 	. "$LAB_DIR/scenarios/blkfront-life.sh"
 fi
-bfl_scenario migrate "cpu-selfcheck load migrate detaches reload-load leaks" "${XPS_SCN_MIG_DRIVER:-ours}"
-# alone, 3 migrations: about 4 minutes
-migrate_budget=900
+bfl_scenario migrate "cpu-selfcheck load save-restore migrate detaches reload-load leaks" "${XPS_SCN_MIG_DRIVER:-ours}"
+# alone, 3 migrations and 2 detaches: about 8 minutes (2026-12-07)
+migrate_budget=1500
 migrate_lab_xen=shadow
 BFL_MIGRATIONS=${XPS_SCN_MIG_COUNT:-3}
 BFL_DETACHES=${XPS_SCN_MIG_DETACHES:-2}
