@@ -5,7 +5,7 @@
 #   make [KDIR=<headers>]   build every module (default: the running kernel)
 #   make check              everything CI runs; last line "N passed, N failed"
 #   make check-full         make check, the lab boots past CI's 90 minutes
-#                           (netback-stock, smoke) and the longer
+#                           (netpairs, netback-stock, smoke) and the longer
 #                           reload loops and lifecycle steps
 #   make unit               userspace unit tests (ASan + UBSan)
 #   make fuzz               the libFuzzer targets, FUZZ_SECS (600) each; what
