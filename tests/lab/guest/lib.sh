@@ -254,10 +254,19 @@ xs_await() {
 	_xf=$(mktemp -u /tmp/xs-await.XXXXXX) && mkfifo "$_xf" || return 1
 	xenstore-watch "$1" >"$_xf" 2>/dev/null &
 	_xw=$!
-	# (not on stdout: its sleep would hold a caller's $(...) open; its
-	# sleep is killed with it, not left for SECS per call)
-	( trap 'kill "$_xs" 2>/dev/null; exit 0' TERM
-	  sleep "$3" & _xs=$!; wait "$_xs"; kill "$_xw" 2>/dev/null ) >/dev/null 2>&1 &
+	# The timer (not on stdout: its sleep would hold a caller's $(...)
+	# open) kills the watch after SECS; killed itself, it kills its
+	# sleep, not left for SECS per call.  Its TERM trap only notes the
+	# kill: a trap that killed "$_xs" at once found it empty when the
+	# kill came between the sleep's fork and the assignment, and the
+	# sleep was left (test-rpc-serve.sh's nowatch, 3 runs in 12 with
+	# the host's 2 cores busy, 2026-12-07).
+	( _xq=
+	  trap '_xq=1' TERM
+	  sleep "$3" & _xs=$!
+	  [ -n "$_xq" ] || wait "$_xs"
+	  kill "$_xs" 2>/dev/null
+	  [ -n "$_xq" ] || kill "$_xw" 2>/dev/null ) >/dev/null 2>&1 &
 	_xk=$!
 	_xv='' _xok=
 	while read -r _; do
