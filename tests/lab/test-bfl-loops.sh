@@ -63,13 +63,13 @@ loopfiles() {
 
 for sh in "${shells[@]}"; do
 	loopfiles
-	got=$(run "$sh" "BFL_SYSBLOCK=$sys; bfl_set_disks 'xvda xvdb xvdc'; eval \"\$(bfl_snap)\"
-		echo \$_r_xvda \$_q_xvda \$_e_xvda \$_r_xvdb \$_q_xvdb \$_e_xvdb \$_r_xvdc \$_q_xvdc \$_e_xvdc \
-			\$_n0_a \$_n0_b \$_n0_c \$_f0 \$_c0 \$(bfl_lines fail) \$(bfl_lines corrupt) \$(bfl_runs b)")
+	got=$(run "$sh" "BFL_SYSBLOCK=$sys; bfl_set_disks 'xvda xvdb xvdc'; eval \"\$(bfl_snap _s0)\"
+		echo \$_s0_r_xvda \$_s0_q_xvda \$_s0_e_xvda \$_s0_r_xvdb \$_s0_q_xvdb \$_s0_e_xvdb \$_s0_r_xvdc \$_s0_q_xvdc \$_s0_e_xvdc \
+			\$_s0_n_a \$_s0_n_b \$_s0_n_c \$_s0_f \$_s0_c \$(bfl_lines fail) \$(bfl_lines corrupt) \$(bfl_runs b)")
 	check "snap ($sh)" "2 5 4 1 0 0 4 17 2 3 12 0 3 1 3 1 12" "$got"
 
-	got=$(run "$sh" "BFL_SYSBLOCK=$sys BF_STOCK=1; bfl_set_disks 'xvda xvdb xvdc'; bfl_snap")
-	check "snap-stock ($sh)" "_n0_a=3 _n0_b=12 _n0_c=0 _f0=3 _c0=1" "$got"
+	got=$(run "$sh" "BFL_SYSBLOCK=$sys BF_STOCK=1; bfl_set_disks 'xvda xvdb xvdc'; bfl_snap _s1")
+	check "snap-stock ($sh)" "_s1_n_a=3 _s1_n_b=12 _s1_n_c=0 _s1_f=3 _s1_c=1" "$got"
 
 	got=$(run "$sh" "bfl_set_disks 'xvda xvdb'; echo \"\$BFL_TAGS\"; bfl_set_disks 'xvda xvdb xvdc'; echo \"\$BFL_TAGS\"")
 	check "tags ($sh)" "a b

@@ -515,30 +515,29 @@ bfl_loops_stop() {
 	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
 }
 
-# bfl_snap: assignments for eval, read by one awk (with the loops
+# bfl_snap P: assignments for eval, read by one awk (with the loops
 # running, each fork of the domU's shell waits for a CPU: before a save,
 # these reads took 20-odd forks, and the part of them that was timed,
-# with what followed up to hold-c, took 48-96 s, 2026-12-07): for each
-# disk of BFL_DISKS with our driver's counters, _r_DISK (resumes),
-# _q_DISK (requeued) and _e_DISK (the sum of its errors_*); for each
-# loop a, b, c, _n0_TAG (the runs it ended); _f0 and _c0, the lines of
-# the loops' .fail and .corrupt files.  BFL_SYSBLOCK: /sys/block but
-# in tests/lab/test-bfl-loops.sh.
+# with what followed up to hold-c, took 48-96 s, 2026-12-07), each name
+# beginning with P: for each disk of BFL_DISKS with our driver's
+# counters, P_r_DISK (resumes), P_q_DISK (requeued) and P_e_DISK (the
+# sum of its errors_*); for each loop a, b, c, P_n_TAG (the runs it
+# ended); P_f and P_c, the lines of the loops' .fail and .corrupt
+# files.  BFL_SYSBLOCK: /sys/block but in tests/lab/test-bfl-loops.sh.
 BFL_SYSBLOCK=/sys/block
 bfl_snap() {
-	_fl=
-	for _k in $BFL_DISKS; do
-		bf_stock || _fl="$_fl $BFL_SYSBLOCK/$_k/xps/resumes $BFL_SYSBLOCK/$_k/xps/requeued $BFL_SYSBLOCK/$_k/xps/errors_*"
-	done
-	_sd=
+	_fl='' _sd=''
 	bf_stock || _sd=$BFL_DISKS
+	for _k in $_sd; do
+		_fl="$_fl $BFL_SYSBLOCK/$_k/xps/resumes $BFL_SYSBLOCK/$_k/xps/requeued $BFL_SYSBLOCK/$_k/xps/errors_*"
+	done
 	for _k in $BFL_TAGS; do
 		for _f in "/tmp/bfl-$_k.runs" "/tmp/bfl-$_k.fail" "/tmp/bfl-$_k.corrupt"; do
 			[ ! -e "$_f" ] || _fl="$_fl $_f"
 		done
 	done
 	# shellcheck disable=SC2086 # word splitting and globbing intended: the file list
-	awk -v disks="$_sd" -v sb="$BFL_SYSBLOCK/" '
+	awk -v pre="$1" -v disks="$_sd" -v sb="$BFL_SYSBLOCK/" '
 		index(FILENAME, sb) == 1 {
 			# DISK/xps/KEY
 			split(substr(FILENAME, length(sb) + 1), p, "/")
@@ -553,8 +552,8 @@ bfl_snap() {
 		END {
 			nd = split(disks, d, " ")
 			for (i = 1; i <= nd; i++)
-				printf "_r_%s=%d _q_%s=%d _e_%s=%d ", d[i], r[d[i]], d[i], q[d[i]], d[i], e[d[i]]
-			printf "_n0_a=%d _n0_b=%d _n0_c=%d _f0=%d _c0=%d\n", n["a"], n["b"], n["c"], f, c
+				printf "%s_r_%s=%d %s_q_%s=%d %s_e_%s=%d ", pre, d[i], r[d[i]], pre, d[i], q[d[i]], pre, d[i], e[d[i]]
+			printf "%s_n_a=%d %s_n_b=%d %s_n_c=%d %s_f=%d %s_c=%d\n", pre, n["a"], pre, n["b"], pre, n["c"], pre, f, pre, c
 		}' $_fl </dev/null
 }
 
@@ -571,7 +570,7 @@ bfl_snap() {
 bfl_move_one() {
 	_st=$1 _cmd=$2 _how=${3:-} _mn=$4
 	_id0=$(xenstore-read domid) _tm=$(up)
-	eval "$(bfl_snap)"
+	eval "$(bfl_snap _s0)"
 	_ph='' _hc='' _thc=-
 	rm -f /tmp/bfl-held.out
 	if [ "$_cmd" = save-restore ]; then
@@ -598,19 +597,23 @@ bfl_move_one() {
 	wait_for 300 bfl_ran_after "$_mn"
 	_tma=$(since "$_tm")
 	[ -z "$_ph" ] || wait "$_ph"
-	_fails=$(bfl_cat fail | tail -n +$((_f0 + 1)) | head -n 2 | tr '\n' ' ')
-	_corrupt=$(( $(bfl_lines corrupt) - _c0 ))
 	_held=ok
 	if [ "$_cmd" = save-restore ]; then
 		_held=$(cat /tmp/bfl-held.out 2>/dev/null)
 		[ "$_hc" = ok ] || _held="hold-c: $_hc"
 	fi
-	_ref=ok
+	_ref=ok _corrupt=0
 	# shellcheck disable=SC2086 # word splitting intended: fio arguments
 	if ! _o=$(bf_fio "$_st-ref" 120 $BF_REF --verify_only); then
 		_ref="FAILED $_o"
-		! bf_fio_corrupt "$_st-ref" || _corrupt=$((_corrupt + 1))
+		! bf_fio_corrupt "$_st-ref" || _corrupt=1
 	fi
+	# the counters and the loops' files once more, after the reference
+	# (the loops' runs that ended meanwhile count too)
+	eval "$(bfl_snap _s1)"
+	_fails=
+	[ "$_s1_f" = "$_s0_f" ] || _fails=$(bfl_cat fail | tail -n +$((_s0_f + 1)) | head -n 2 | tr '\n' ' ')
+	_corrupt=$((_corrupt + _s1_c - _s0_c))
 	# A PV domain migrates in log-dirty mode, which Xen implements for PV
 	# guests with shadow paging; a hypervisor built without it refuses,
 	# and the guest's suspend is cancelled: it runs on, with no resume.
@@ -622,22 +625,21 @@ bfl_move_one() {
 	*) echo "$_st: $(rpc move-log)"; _want=fail ;;
 	esac
 	_id1=$(xenstore-read domid)
-	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$(( $(bfl_runs a) - _n0_a )) b=+$(( $(bfl_runs b) - _n0_b )) c=+$(( $(bfl_runs c) - _n0_c )); runs that did not verify $_corrupt; seconds: to the move's end $_tmv (hold-c $_thc, the move's rpc $_trq, its log $_tlog), then to a run after it $_tma;"
+	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$((_s1_n_a - _s0_n_a)) b=+$((_s1_n_b - _s0_n_b)) c=+$((_s1_n_c - _s0_n_c)); runs that did not verify $_corrupt; seconds: to the move's end $_tmv (hold-c $_thc, the move's rpc $_trq, its log $_tlog), then to a run after it $_tma;"
 	_bad='' _rp=0
 	# a move that worked gives the guest a new domain id
 	[ "$_want" != 1 ] || [ "$_id1" != "$_id0" ] || _bad="$_bad same-domid"
 	for _k in $BFL_DISKS; do
+		_dv=$(bf_drv "$_k")
 		# the stock driver has no counters: its disks still bound
 		if bf_stock; then
-			_d="$_d $_k driver $(bf_drv "$_k");"
-			[ "$(bf_drv "$_k")" = "$BF_DRV" ] || _bad="$_bad $_k"
+			_d="$_d $_k driver $_dv;"
+			[ "$_dv" = "$BF_DRV" ] || _bad="$_bad $_k"
 			continue
 		fi
-		_dr=$(( $(bf_x "$_k" resumes) - $(eval echo "\$_r_$_k") ))
-		_dq=$(( $(bf_x "$_k" requeued) - $(eval echo "\$_q_$_k") ))
-		_de=$(( $(bf_errs "$_k") - $(eval echo "\$_e_$_k") ))
-		_d="$_d $_k resumes +$_dr replayed +$_dq errors +$_de driver $(bf_drv "$_k");"
-		[ "$_dr" = "$_want" ] && [ "$_de" = 0 ] && [ "$(bf_drv "$_k")" = "$BF_DRV" ] || _bad="$_bad $_k"
+		eval "_dr=\$((_s1_r_$_k - _s0_r_$_k)) _dq=\$((_s1_q_$_k - _s0_q_$_k)) _de=\$((_s1_e_$_k - _s0_e_$_k))"
+		_d="$_d $_k resumes +$_dr replayed +$_dq errors +$_de driver $_dv;"
+		[ "$_dr" = "$_want" ] && [ "$_de" = 0 ] && [ "$_dv" = "$BF_DRV" ] || _bad="$_bad $_k"
 		[ "$_k" != xvdc ] || _rp=$_dq
 	done
 	_d="$_d ref $_ref;"
