@@ -18,7 +18,10 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=$(mktemp -d)
-trap 'rm -rf "$sim"; rm -f /tmp/bfl-[abc].* /tmp/bfl.stop /tmp/bfl.moved' EXIT
+trap 'rm -rf "$sim"' EXIT
+# the loops' files (blkfront-life.sh's BFL_TMP), here and not in /tmp
+t=$sim/tmp
+mkdir "$t"
 fails=0
 
 shells=(dash)
@@ -33,7 +36,7 @@ run() {
 	local sh=$1 path=$PATH
 	shift
 	if [ "$sh" = busybox ]; then sh="busybox sh" path=$sim/bb:$PATH; fi
-	PATH=$path LAB_DIR=$here $sh -c ". $here/scenarios/blkfront-life.sh; $1" 2>&1
+	PATH=$path LAB_DIR=$here BFL_TMP=$t $sh -c ". $here/scenarios/blkfront-life.sh; $1" 2>&1
 }
 
 check() { # check NAME WANT GOT
@@ -53,12 +56,12 @@ put xvdb resumes 1; put xvdb requeued 0; put xvdb errors_io 0
 put xvdc resumes 4; put xvdc requeued 17; put xvdc errors_io 0; put xvdc errors_resp 2
 
 loopfiles() {
-	rm -f /tmp/bfl-[abc].* /tmp/bfl.stop /tmp/bfl.moved
-	echo 3 >/tmp/bfl-a.runs
-	echo 12 >/tmp/bfl-b.runs
-	printf 'run 1: rc=1\nrun 2: rc=1\n' >/tmp/bfl-a.fail
-	echo "run 0: rc=1" >/tmp/bfl-c.fail
-	echo 7 >/tmp/bfl-b.corrupt
+	rm -f "$t"/*
+	echo 3 >"$t/bfl-a.runs"
+	echo 12 >"$t/bfl-b.runs"
+	printf 'run 1: rc=1\nrun 2: rc=1\n' >"$t/bfl-a.fail"
+	echo "run 0: rc=1" >"$t/bfl-c.fail"
+	echo 7 >"$t/bfl-b.corrupt"
 }
 
 for sh in "${shells[@]}"; do
@@ -81,7 +84,7 @@ a b c" "$got"
 	fake='bf_fio() {
 		_l=$(head -n 1 '"$sim"'/outcomes); sed -i 1d '"$sim"'/outcomes
 		case "$_l" in ok|"") echo "w=1 r=1 0s"; return 0 ;; esac
-		case "$_l" in *stop) touch /tmp/bfl.stop ;; esac
+		case "$_l" in *stop) touch "$BFL_TMP/bfl.stop" ;; esac
 		echo "rc=${_l%% *} after 0s (limit ${2}s): fake"; return 1
 	}
 	bf_fio_corrupt() { return 1; }'
@@ -89,7 +92,7 @@ a b c" "$got"
 		name=${c%%:*} rest=${c#*:}
 		outs=${rest%%:*} rest=${rest#*:}
 		wantf=${rest%%:*} wantr=${rest#*:}
-		rm -f /tmp/bfl-[abc].* /tmp/bfl.stop
+		rm -f "$t"/*
 		echo "$outs" | tr '|' '\n' >"$sim/outcomes"
 		got=$(run "$sh" "$fake
 			bfl_loop xvdz a 0 crc32c; echo \$(bfl_set_disks xvda; bfl_lines fail) \$(bfl_runs a)")

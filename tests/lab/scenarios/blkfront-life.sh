@@ -367,12 +367,14 @@ blkfront_life_rpc() {
 # ---- domU side --------------------------------------------------------------
 
 # bfl_loop DISK TAG OFFSET_MB VERIFY [FIO ARGS]: write+verify fio runs
-# until /tmp/bfl.stop appears; each run's number goes to
-# /tmp/bfl-TAG.runs, a failed run's message to /tmp/bfl-TAG.fail (and,
-# when fio found data that did not verify, its number to
-# /tmp/bfl-TAG.corrupt).  /tmp/bfl.moved holds the number of the last
-# move that ended; a run that began after it writes that number to
-# /tmp/bfl-TAG.after when it ends.
+# until bfl.stop appears; each run's number goes to bfl-TAG.runs, a
+# failed run's message to bfl-TAG.fail (and, when fio found data that
+# did not verify, its number to bfl-TAG.corrupt).  bfl.moved holds the
+# number of the last move that ended; a run that began after it writes
+# that number to bfl-TAG.after when it ends.  These files are in
+# BFL_TMP: /tmp in the domU, a scratch folder in
+# tests/lab/test-bfl-loops.sh (so two runs of it never share them).
+BFL_TMP=${BFL_TMP:-/tmp}
 bfl_loop() {
 	_n=0 _dk=$1 _tg=$2 _o0=$3 _vf=$4
 	shift 4
@@ -388,33 +390,33 @@ bfl_loop() {
 	# fio processes inherit the priority.
 	read -r _me _ </proc/self/stat
 	renice -n 19 -p "$_me" >/dev/null
-	rm -f "/tmp/bfl-$_tg.fail" "/tmp/bfl-$_tg.corrupt" "/tmp/bfl-$_tg.after"
-	while [ ! -e /tmp/bfl.stop ]; do
-		_aft=$(cat /tmp/bfl.moved 2>/dev/null)
+	rm -f "$BFL_TMP/bfl-$_tg.fail" "$BFL_TMP/bfl-$_tg.corrupt" "$BFL_TMP/bfl-$_tg.after"
+	while [ ! -e "$BFL_TMP/bfl.stop" ]; do
+		_aft=$(cat "$BFL_TMP/bfl.moved" 2>/dev/null)
 		_off=$(( _o0 + (_n % 4) * 8 ))
 		if ! _o=$(bf_fio "bfl-$_tg" "$BFL_RUN_SECS" --name="$_tg" --filename="/dev/$_dk" --rw=randwrite \
 			--offset="${_off}M" --verify="$_vf" "$@"); then
 			# a run bfl_loops_stop cut short is not judged: fio
 			# exits 128 on SIGTERM (143 if it came before fio set
 			# its handler), 1 when the run itself failed
-			case "$_o" in "rc=128 "* | "rc=143 "*) [ ! -e /tmp/bfl.stop ] || break ;; esac
-			echo "run $_n: $_o" >>"/tmp/bfl-$_tg.fail"
-			! bf_fio_corrupt "bfl-$_tg" || echo "$_n" >>"/tmp/bfl-$_tg.corrupt"
+			case "$_o" in "rc=128 "* | "rc=143 "*) [ ! -e "$BFL_TMP/bfl.stop" ] || break ;; esac
+			echo "run $_n: $_o" >>"$BFL_TMP/bfl-$_tg.fail"
+			! bf_fio_corrupt "bfl-$_tg" || echo "$_n" >>"$BFL_TMP/bfl-$_tg.corrupt"
 		fi
 		_n=$((_n + 1))
-		echo "$_n" >"/tmp/bfl-$_tg.runs"
-		[ -z "$_aft" ] || echo "$_aft" >"/tmp/bfl-$_tg.after"
+		echo "$_n" >"$BFL_TMP/bfl-$_tg.runs"
+		[ -z "$_aft" ] || echo "$_aft" >"$BFL_TMP/bfl-$_tg.after"
 	done
 }
-bfl_runs() { cat "/tmp/bfl-$1.runs" 2>/dev/null || echo 0; }
+bfl_runs() { cat "$BFL_TMP/bfl-$1.runs" 2>/dev/null || echo 0; }
 # bfl_ran_after N: each loop (TAGs in BFL_TAGS) ended a run that began
 # after move N
 bfl_ran_after() {
-	for _k in $BFL_TAGS; do [ "$(cat "/tmp/bfl-$_k.after" 2>/dev/null)" = "$1" ] || return 1; done
+	for _k in $BFL_TAGS; do [ "$(cat "$BFL_TMP/bfl-$_k.after" 2>/dev/null)" = "$1" ] || return 1; done
 }
-# bfl_cat KIND: every loop's /tmp/bfl-TAG.KIND (fail, corrupt), one
+# bfl_cat KIND: every loop's bfl-TAG.KIND (fail, corrupt), one
 # after the other; bfl_lines KIND: how many lines they hold
-bfl_cat() { for _k in $BFL_TAGS; do cat "/tmp/bfl-$_k.$1" 2>/dev/null; done; }
+bfl_cat() { for _k in $BFL_TAGS; do cat "$BFL_TMP/bfl-$_k.$1" 2>/dev/null; done; }
 bfl_lines() { bfl_cat "$1" | wc -l; }
 # bfl_writes DISK: the writes DISK completed (the block layer's count,
 # which the stock driver's disks have too)
@@ -491,7 +493,7 @@ bfl_set_disks() {
 # write cache the block layer sends no flush).
 bfl_loops_start() {
 	bfl_set_disks "${2:-xvda xvdb xvdc}"
-	rm -f /tmp/bfl.stop /tmp/bfl.moved /tmp/bfl-*.runs /tmp/bfl-held.out
+	rm -f "$BFL_TMP/bfl.stop" "$BFL_TMP/bfl.moved" "$BFL_TMP"/bfl-*.runs /tmp/bfl-held.out
 	for _k in $BFL_DISKS; do eval "_w0_$_k=\$(bfl_writes $_k)"; done
 	_wc=$(cat /sys/block/xvdc/queue/write_cache)
 	[ "$1" != save-restore ] || echo "write through" >/sys/block/xvdc/queue/write_cache
@@ -509,7 +511,7 @@ bfl_loops_start() {
 # boot a run takes about a minute (2026-12-07), which every stop waited
 # for
 bfl_loops_stop() {
-	touch /tmp/bfl.stop
+	touch "$BFL_TMP/bfl.stop"
 	for _k in $BFL_TAGS; do kill "$(cat "/tmp/fio-bfl-$_k.pid" 2>/dev/null)" 2>/dev/null; done
 	wait $_pa $_pb $_pc
 	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
@@ -532,7 +534,7 @@ bfl_snap() {
 		_fl="$_fl $BFL_SYSBLOCK/$_k/xps/resumes $BFL_SYSBLOCK/$_k/xps/requeued $BFL_SYSBLOCK/$_k/xps/errors_*"
 	done
 	for _k in $BFL_TAGS; do
-		for _f in "/tmp/bfl-$_k.runs" "/tmp/bfl-$_k.fail" "/tmp/bfl-$_k.corrupt"; do
+		for _f in "$BFL_TMP/bfl-$_k.runs" "$BFL_TMP/bfl-$_k.fail" "$BFL_TMP/bfl-$_k.corrupt"; do
 			[ ! -e "$_f" ] || _fl="$_fl $_f"
 		done
 	done
@@ -546,7 +548,7 @@ bfl_snap() {
 			else e[p[1]] += $1
 			next
 		}
-		FILENAME ~ /\.runs$/ { t = FILENAME; sub(/^\/tmp\/bfl-/, "", t); sub(/\.runs$/, "", t); n[t] = $1; next }
+		FILENAME ~ /\.runs$/ { t = FILENAME; sub(/.*\/bfl-/, "", t); sub(/\.runs$/, "", t); n[t] = $1; next }
 		FILENAME ~ /\.fail$/ { f++; next }
 		FILENAME ~ /\.corrupt$/ { c++; next }
 		END {
@@ -592,7 +594,7 @@ bfl_move_one() {
 	# no move, so nothing releases xvdc: the loops would hang on it
 	[ "$_ph" = "" ] || [ "$_r" = ok ] || echo "xps: $_st: $_cmd not started ($_r); releasing xvdc: $(rpc release-c)"
 	# a whole run of each loop after the move
-	echo "$_mn" >/tmp/bfl.moved
+	echo "$_mn" >"$BFL_TMP/bfl.moved"
 	_tmv=$(since "$_tm") _tm=$(up)
 	wait_for 300 bfl_ran_after "$_mn"
 	_tma=$(since "$_tm")
@@ -732,7 +734,7 @@ bfl_detaches() {
 		_i=$((_i + 1))
 	done
 	# a whole run of each loop after the last cycle
-	echo "$_i" >/tmp/bfl.moved
+	echo "$_i" >"$BFL_TMP/bfl.moved"
 	wait_for 300 bfl_ran_after "$_i"
 	bfl_loops_stop
 	_fails=$(bfl_cat fail | head -n 2 | tr '\n' ' ')
