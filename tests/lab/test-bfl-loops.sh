@@ -88,7 +88,10 @@ a b c" "$got"
 		echo "rc=${_l%% *} after 0s (limit ${2}s): fake"; return 1
 	}
 	bf_fio_corrupt() { return 1; }'
-	for c in "killed:ok|128 stop:0:1" "killed-early:ok|143 stop:0:1" "own-fail:ok|1 stop:1:2" "fail-then-killed:1|128 stop:1:1"; do
+	# CHECK/CASE:OUTCOMES:FAILURES:RUNS
+	for c in "killed/killed:ok|128 stop:0:1" "killed/killed-early:ok|143 stop:0:1" \
+		"own-fail/own-fail:ok|1 stop:1:2" "own-fail/fail-then-killed:1|128 stop:1:1"; do
+		n=${c%%/*} c=${c#*/}
 		name=${c%%:*} rest=${c#*:}
 		outs=${rest%%:*} rest=${rest#*:}
 		wantf=${rest%%:*} wantr=${rest#*:}
@@ -96,7 +99,6 @@ a b c" "$got"
 		echo "$outs" | tr '|' '\n' >"$sim/outcomes"
 		got=$(run "$sh" "$fake
 			bfl_loop xvdz a 0 crc32c; echo \$(bfl_set_disks xvda; bfl_lines fail) \$(bfl_runs a)")
-		case "$name" in own-fail|fail-then-killed) n=own-fail ;; *) n=killed ;; esac
 		check "$n ($sh, $name)" "$wantf $wantr" "$got"
 	done
 done
