@@ -1044,14 +1044,21 @@ blkfront_life_domU() {
 	[ $ok = 2 ] && bf_step save-restore PASS "${det% ;}"
 	[ $ok = x ] || grep -q '^save-restore$' /tmp/bf.done || bf_step save-restore FAIL "round $((ok + 1)) did not run"
 	# the moves after it (the migrate scenario's) run with the
-	# driver's defaults, not round 2's feature_persistent=0
-	if [ $ok = 2 ] && { bfl_want saves || bfl_want migrate; } &&
-	   ! { bf_unload && bf_load && wait_for 10 test -b /dev/xvdc; }; then
-		echo "xps: save-restore: reload with the defaults failed: $(bf_xps xvdc persistent zero_copy)"
-	fi
+	# driver's defaults, not round 2's feature_persistent=0 (reached
+	# once round 1 passed, even when round 2 failed); when that
+	# reload fails, they fail saying so
+	_rl=''
+	case $ok in
+	1 | 2)
+		if { bfl_want saves || bfl_want migrate; } &&
+		   ! { bf_unload && bf_load && wait_for 10 test -b /dev/xvdc; }; then
+			_rl="the driver's reload with its defaults after save-restore failed: $(bf_xps xvdc persistent zero_copy)"
+		fi ;;
+	esac
 
 	for _s in saves migrate; do
 		if ! bfl_want $_s; then continue
+		elif [ -n "$_rl" ]; then bf_step $_s FAIL "did not run: $_rl"
 		elif ! test -b /dev/xvda; then bf_step $_s FAIL "did not run (no disk)"
 		elif [ $_s = saves ]; then bfl_move_loop saves save-restore "$BFL_SAVES"
 		else bfl_move_loop migrate migrate "$BFL_MIGRATIONS"
