@@ -8,8 +8,10 @@
 # unbind/reload cycles, fio verify loops on every disk throughout.
 # XPS_SCN_SOAK_SAVES, _MIGRATIONS and _RELOADS change the counts.
 # Writes the run's table to <out>/soak.md (out: XPS_LAB_OUT, default
-# build/soak-<driver>) and prints it; exits non-zero when a check of the
-# boot failed.
+# build/soak-<driver>) and prints it, and the boot's own lines (XPS-*,
+# dom0's "xps:" notes, every guest's) to <out>/soak-lines.txt: the raw
+# record doc/reliability.md keeps beside a table; exits non-zero when a
+# check of the boot failed.
 #
 # soak.sh --table OUT: only the table, from a finished run's folder.
 set -uo pipefail
@@ -87,5 +89,7 @@ rc=$?
 	echo
 	table "$out"
 } >"$out/soak.md"
+serial=$(ls "$out"/*/serial.log 2>/dev/null | head -n 1)
+[ -z "$serial" ] || grep -aE 'XPS-[A-Z]|xps: ' "$serial" | tr -d '\r' >"$out/soak-lines.txt"
 cat "$out/soak.md"
 exit $rc

@@ -683,6 +683,8 @@ bfl_move_loop() {
 		_mh=0
 		case "$_m" in pending|rpc-timeout|"") _mh=1 ;; esac
 		bfl_soak "$1" "$_ml" "$([ $_mr = 0 ] && echo ok || echo bad)" "$_ms" corrupt=$_mc hang=$_mh
+		# each move's details on the console: a soak's record of them
+		echo "xps: $1 $_ml: $_d"
 		[ $_mr = 0 ] || break
 		[ "$3" -gt 3 ] || _md="$_md $2 $_ml: $_d;"
 		_ml=$((_ml + 1))
