@@ -61,8 +61,17 @@ table() {
 	grep -a 'XPS-RESULT soak/leaks ' "$serial" | sed 's/.*XPS-RESULT soak\/leaks /leaks (after the last rmmod): /'
 	# the judge's list (tests/lab/lib/judge.sh: JUDGE_BAD, less its
 	# allowed lines) over the boot's whole console, every guest's too
-	bad=$(grep -c . "$dir/bad-lines.txt" 2>/dev/null)
-	echo "kernel BUG/WARNING/Oops lines (the judge's bad-lines.txt, dom0 and domUs): ${bad:-no bad-lines.txt}"
+	# (each line "N:TEXT"; a guest's text begins "[domU:NAME] ", Xen's
+	# "(XEN) ", dom0's is the rest): how many, and whose
+	if [ -f "$dir/bad-lines.txt" ]; then
+		bad=$(awk 'function add(k) { if (!(k in n)) o[++no] = k; n[k]++; t++ }
+			{ sub(/^[0-9]+:/, "") }
+			/^\[domU:[^]]*\] / { w = substr($1, 7); sub(/\]$/, "", w); add("domU " w); next }
+			/^\(XEN\) / { add("Xen"); next }
+			{ add("dom0") }
+			END { printf "%d", t; for (i = 1; i <= no; i++) s = s (i > 1 ? ", " : "") o[i] " " n[o[i]]; if (t) printf " (%s)", s }' "$dir/bad-lines.txt")
+	fi
+	echo "kernel BUG/WARNING/Oops lines (the judge's bad-lines.txt, Xen, dom0 and domUs): ${bad:-no bad-lines.txt}"
 	echo "checks: $(grep -c '^PASS' "$dir/results.txt" 2>/dev/null) passed, $(grep -c '^FAIL' "$dir/results.txt" 2>/dev/null) failed"
 	grep '^FAIL' "$dir/results.txt" 2>/dev/null | cut -c1-300
 }

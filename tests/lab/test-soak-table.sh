@@ -24,7 +24,7 @@ cat >"$d/serial.log" <<'EOF'
 [domU:bfl] XPS-RESULT soak/leaks PASS after rmmod: pages_live=0 grants_live=0 deferred=0 leaked=0
 EOF
 printf 'PASS: lab/x86/soak/load\nFAIL: lab/x86/soak/saves bad: xvdc\n' >"$d/results.txt"
-printf '12:[domU:bfl] WARNING: CPU: 0 PID: 1\n' >"$d/bad-lines.txt"
+printf '12:[domU:bfl] WARNING: CPU: 0 PID: 1\n40:[ 1390.04] watchdog: BUG: soft lockup - CPU#0 stuck for 26s!\n41:[ 1390.07] Call Trace:\n' >"$d/bad-lines.txt"
 got=$("$root/scripts/soak.sh" --table "$t")
 want='| step | cycles done | of | failed | corruptions | hangs | pool pages / grants left | seconds (sum, longest) |
 |---|---|---|---|---|---|---|---|
@@ -33,7 +33,7 @@ want='| step | cycles done | of | failed | corruptions | hangs | pool pages / gr
 | reload-load | 3 | 100 | 2 | 1 | 1 | 3 / 5 | 21, 9 |
 
 leaks (after the last rmmod): PASS after rmmod: pages_live=0 grants_live=0 deferred=0 leaked=0
-kernel BUG/WARNING/Oops lines (the judge'"'"'s bad-lines.txt, dom0 and domUs): 1
+kernel BUG/WARNING/Oops lines (the judge'"'"'s bad-lines.txt, Xen, dom0 and domUs): 3 (domU bfl 1, dom0 2)
 checks: 1 passed, 1 failed
 FAIL: lab/x86/soak/saves bad: xvdc'
 r=0
