@@ -19,13 +19,16 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 
+# serial_of OUT: the boot's console (the lab writes OUT/<boot>/serial.log)
+serial_of() { ls "$1"/*/serial.log 2>/dev/null | head -n 1; }
+
 # table OUT: one row per looped step from the XPS-SOAK lines (STEP N
 # ok|bad SECS corrupt=0|1 hang=0|1 [pool_live=PAGES/GRANTS]), the final
 # leaks step, and the kernel's BUG/WARNING/Oops lines of every guest
 table() {
 	local out=$1 dir serial bad
-	dir=$(dirname "$(ls "$out"/*/serial.log 2>/dev/null | head -n1)")
-	serial=$dir/serial.log
+	serial=$(serial_of "$out")
+	dir=$(dirname "$serial")
 	[ -f "$serial" ] || { echo "soak: no serial.log under $out" >&2; return 1; }
 	echo "| step | cycles done | of | failed | corruptions | hangs | pool pages / grants left | seconds (sum, longest) |"
 	echo "|---|---|---|---|---|---|---|---|"
@@ -98,7 +101,7 @@ rc=$?
 	echo
 	table "$out"
 } >"$out/soak.md"
-serial=$(ls "$out"/*/serial.log 2>/dev/null | head -n 1)
+serial=$(serial_of "$out")
 [ -z "$serial" ] || grep -aE 'XPS-[A-Z]|xps: ' "$serial" | tr -d '\r' >"$out/soak-lines.txt"
 cat "$out/soak.md"
 exit $rc
