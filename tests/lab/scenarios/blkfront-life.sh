@@ -720,11 +720,12 @@ bfl_detaches() {
 	while [ "$_i" -le "$BFL_DETACHES" ]; do
 		_t0=$(up)
 		# counted once the loops wrote: each deletes its old files
-		# when it starts
-		_f0=$(bfl_lines fail) _c0=$(bfl_lines corrupt)
+		# when it starts; one awk each side, as a move's (bfl_snap)
+		eval "$(bfl_snap _dn0)"
 		bfl_detach_one "$_i"
-		[ "$(bfl_lines fail)" = "$_f0" ] || _cb="$_cb loop-failed"
-		[ "$(bfl_lines corrupt)" = "$_c0" ] || _mc=1
+		eval "$(bfl_snap _dn1)"
+		[ "$_dn1_f" = "$_dn0_f" ] || _cb="$_cb loop-failed"
+		[ "$_dn1_c" = "$_dn0_c" ] || _mc=1
 		_ms=$(since "$_t0")
 		[ "$_ms" -le "$_dmax" ] || _dmax=$_ms
 		echo "xps: detaches cycle $_i: fio on xvdc rc=$_frc ended ${_tf}s after the detach ($(grep -m1 -oE 'error=[A-Za-z/ ]+' /tmp/fio-detach.log)); dom0: $_dl; attach $_ra; ${_ms}s;${_cb:- ok}"
