@@ -191,8 +191,9 @@ report() {
 # share its objects) with style, and the rest. Their lines are printed
 # in the order asked for once both are done. In the cold CI run of
 # 2026-12-07 the builds took 330 s and the rest 468 s (style 63 of it):
-# style, which builds nothing, evens them. The lab steps then run one after the
-# other: each boot keeps both cores busy, and its budgets assume so.
+# style, which builds nothing, evens them. The lab steps then run one
+# after the other: each boot keeps both cores busy, and its budgets
+# assume so.
 # Tried on 2026-12-06: the migrate boot beside pkg's chroot builds took
 # 1012 s for both, against 896 s one after the other (its migrations
 # took 73 to 80 s each instead of 14 to 28 s).
