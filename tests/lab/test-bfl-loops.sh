@@ -15,6 +15,11 @@
 #               was being asked for is counted (be6c3f9 skipped any
 #               failure once the stop file existed: this case failed
 #               before the fix)
+#   moves       bfl_moves after save-restore's rounds: the driver is
+#               reloaded with its defaults once round 1 passed (not
+#               only when both did), and a failed reload fails saves
+#               and migrate saying so (before 0ed4e1d both cases ran the
+#               moves with round 2's parameters: this check failed)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=$(mktemp -d)
@@ -100,6 +105,36 @@ a b c" "$got"
 		got=$(run "$sh" "$fake
 			bfl_loop xvdz a 0 crc32c; echo \$(bfl_set_disks xvda; bfl_lines fail) \$(bfl_runs a)")
 		check "$n ($sh, $name)" "$wantf $wantr" "$got"
+	done
+
+	# bfl_moves OK with a fake driver (its load's exit: $sim/loadrc),
+	# no /dev/xvda on the host: moves that would run say "no disk"
+	fake='blkfront_life_steps="saves migrate"
+	bf_unload() { echo unload; }
+	bf_load() { echo load; return "$(cat '"$sim"'/loadrc)"; }
+	wait_for() { return 0; }
+	bf_xps() { echo persistent=1 zero_copy=0; }
+	bf_step() { echo "$1 $2 $3"; }
+	bfl_move_loop() { echo "$1 moved"; }'
+	why="did not run: the driver's reload with its defaults after save-restore failed: persistent=1 zero_copy=0"
+	nodisk="saves FAIL did not run (no disk)
+migrate FAIL did not run (no disk)"
+	# CASE:OK:LOADRC:WANT
+	for c in "reload-fails:2:1:unload
+load
+saves FAIL $why
+migrate FAIL $why" "round-2-failed:1:1:unload
+load
+saves FAIL $why
+migrate FAIL $why" "reload-ok:2:0:unload
+load
+$nodisk" "none-ran:x:0:$nodisk"; do
+		name=${c%%:*} rest=${c#*:}
+		ok=${rest%%:*} rest=${rest#*:}
+		echo "${rest%%:*}" >"$sim/loadrc"
+		got=$(run "$sh" "$fake
+			bfl_moves $ok")
+		check "moves ($sh, $name)" "${rest#*:}" "$got"
 	done
 done
 

@@ -559,6 +559,30 @@ bfl_snap() {
 		}' $_fl </dev/null
 }
 
+# bfl_moves OK: the looped moves, saves and migrate, after save-restore's
+# rounds (OK: how many passed, x: none ran).  They run with the
+# driver's defaults, not round 2's feature_persistent=0: reloaded once
+# round 1 passed, even when round 2 failed; when that reload fails, they
+# fail saying so.
+bfl_moves() {
+	_rl=''
+	case $1 in
+	1 | 2)
+		if { bfl_want saves || bfl_want migrate; } &&
+		   ! { bf_unload && bf_load && wait_for 10 test -b /dev/xvdc; }; then
+			_rl="the driver's reload with its defaults after save-restore failed: $(bf_xps xvdc persistent zero_copy)"
+		fi ;;
+	esac
+	for _s in saves migrate; do
+		if ! bfl_want $_s; then continue
+		elif [ -n "$_rl" ]; then bf_step $_s FAIL "did not run: $_rl"
+		elif ! test -b /dev/xvda; then bf_step $_s FAIL "did not run (no disk)"
+		elif [ $_s = saves ]; then bfl_move_loop saves save-restore "$BFL_SAVES"
+		else bfl_move_loop migrate migrate "$BFL_MIGRATIONS"
+		fi
+	done
+}
+
 # bfl_move_one STEP CMD [HOW] N: move N (CMD in dom0: save-restore,
 # migrate) while bfl_loops_start's loops run, judged once each loop has
 # ended a run that began after it.  For a save, dom0 holds xvdc's I/O
@@ -1046,27 +1070,7 @@ blkfront_life_domU() {
 	done
 	[ $ok = 2 ] && bf_step save-restore PASS "${det% ;}"
 	[ $ok = x ] || grep -q '^save-restore$' /tmp/bf.done || bf_step save-restore FAIL "round $((ok + 1)) did not run"
-	# the moves after it (the migrate scenario's) run with the
-	# driver's defaults, not round 2's feature_persistent=0 (reached
-	# once round 1 passed, even when round 2 failed); when that
-	# reload fails, they fail saying so
-	_rl=''
-	case $ok in
-	1 | 2)
-		if { bfl_want saves || bfl_want migrate; } &&
-		   ! { bf_unload && bf_load && wait_for 10 test -b /dev/xvdc; }; then
-			_rl="the driver's reload with its defaults after save-restore failed: $(bf_xps xvdc persistent zero_copy)"
-		fi ;;
-	esac
-
-	for _s in saves migrate; do
-		if ! bfl_want $_s; then continue
-		elif [ -n "$_rl" ]; then bf_step $_s FAIL "did not run: $_rl"
-		elif ! test -b /dev/xvda; then bf_step $_s FAIL "did not run (no disk)"
-		elif [ $_s = saves ]; then bfl_move_loop saves save-restore "$BFL_SAVES"
-		else bfl_move_loop migrate migrate "$BFL_MIGRATIONS"
-		fi
-	done
+	bfl_moves "$ok"
 
 	if ! bfl_want detaches; then :
 	elif test -b /dev/xvdc; then bfl_detaches
