@@ -15,7 +15,12 @@ LAB_SMP=2
 XEN_ARGS="console=com1 com1=115200,8n1 dom0_mem=1536M,max:1536M dom0_max_vcpus=$LAB_SMP loglvl=all guest_loglvl=all console_timestamps=boot"
 # loglevel=5: the kernel prints warnings and worse on the console as they
 # happen (they survive a hang); the full dmesg is dumped at the end.
-DOM0_ARGS="console=hvc0 loglevel=5"
+# XPS_LAB_DOM0_ARGS adds to it: Debian's 6.1 runs preempt=voluntary
+# (PREEMPT_DYNAMIC), where nothing reschedules a task inside a long
+# privcmd hypercall (the evtchn upcall's irqentry_exit_cond_resched is
+# a NOP), so "preempt=full" boots dom0 where the toolstack's hypercalls
+# can be preempted, to compare the soak's soft lockups
+DOM0_ARGS="console=hvc0 loglevel=5${XPS_LAB_DOM0_ARGS:+ $XPS_LAB_DOM0_ARGS}"
 
 scenario_var() { # scenario_var SCENARIO VAR: e.g. steps, budget
 	( fn=${1//-/_}; . "$LAB_DIR/scenarios/$1.sh"; eval "echo \"\${${fn}_$2:-}\"" )
