@@ -434,13 +434,13 @@ bfl_pool_empty() { [ "$(bf_gp pages_live)" = 0 ] && [ "$(bf_gp grants_live)" = 0
 # a line the host's soak table (scripts/soak.sh) counts
 bfl_soak() { echo "XPS-SOAK $*"; }
 # bfl_soak_plan: the looped steps this run has and their counts (the
-# table's "of" column)
+# table's "of" column), and BFL_PLAN_MORE's (soak.sh's crowd=N)
 bfl_soak_plan() {
 	_p=
 	for _s in saves=$BFL_SAVES migrate=$BFL_MIGRATIONS detaches=$BFL_DETACHES reload-load=$BFL_CYCLES; do
 		! bfl_want "${_s%%=*}" || _p="$_p $_s"
 	done
-	echo "XPS-SOAK-PLAN${_p}"
+	echo "XPS-SOAK-PLAN${_p}${BFL_PLAN_MORE:+ $BFL_PLAN_MORE}"
 }
 # A run spans the move, whose wait (bfl_rpc_move) ends at 900 s: 300 s
 # cut a run off in CI (2026-12-04: 340 s, with 99 s of held I/O and a

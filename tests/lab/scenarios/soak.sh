@@ -24,6 +24,22 @@
 #               unbind the pool holds no page and no grant, after each
 #               bind the reference verifies
 #   leaks       no pool page or grant live after the last rmmod
+# Beside bfl, the crowd (XPS_SCN_SOAK_GUESTS guests in all, 8 by
+# default, so 7 more: sk1 ... sk7), running with the same driver
+# throughout, so every move above happens next to seven more guests:
+#   crowd-up    (bfl, before its load) every crowd domU loaded the
+#               driver and wrote its reference
+#   crowd-skK   (skK) while it waits, a 64 KB read of its disk every
+#               60 s answers; once bfl's domain is gone, dom0 takes
+#               the crowd domUs in turn: each starts a fio verify loop,
+#               and dom0 saves and restores it, then migrates it to
+#               localhost (SOAK_CROWD_MOVES); after each, the domU
+#               judges itself as bfl's moves are judged (a resume on
+#               its disk, no error, a whole loop run after the move, the
+#               reference verifies; an XPS-SOAK crowd-saves or
+#               crowd-migrate line); then its loop had no failed run,
+#               and ours: no error counted, unbound and rmmod'ed with no
+#               xen-grant-pool page or grant live
 # Every cycle prints an XPS-SOAK line; scripts/soak.sh turns them and the
 # boot's kernel logs into the run's table.  XPS_SCN_SOAK_SAVES,
 # _MIGRATIONS, _DETACHES and _RELOADS set the counts;
@@ -49,3 +65,287 @@ soak_lab_xen=shadow
 # detach 36 s, a reload 5 to 7 s; the budget allows two to four times
 # that, and 600 s for the boot and the load.
 soak_budget=$((600 + (BFL_SAVES + BFL_MIGRATIONS) * 220 + BFL_DETACHES * 150 + BFL_CYCLES * 20))
+
+# ---- the crowd ---------------------------------------------------------------
+# 1 vCPU and 384 MB each (netpairs': with less, the 90 MB initramfs does
+# not unpack), one 32 MB disk on a dom0 loop device (sparse: a loop
+# writes 8 MB of it), no vif (rpc is over xenstore).  Eight guests take
+# 3 GB, more than a 4 GB lab leaves beside dom0: this boot gets 6 GB.
+SOAK_GUESTS=${XPS_SCN_SOAK_GUESTS:-8}
+SOAK_CROWD=$((SOAK_GUESTS > 1 ? SOAK_GUESTS - 1 : 0))
+soak_crowd=$(_k=1; while [ $_k -le $SOAK_CROWD ]; do printf 'sk%d ' $_k; _k=$((_k + 1)); done)
+soak_crowd=${soak_crowd% }
+soak_selfcheck_domus=bfl
+if [ "$SOAK_CROWD" -gt 0 ]; then
+	soak_domus="bfl $soak_crowd"
+	soak_lab_mem=6144
+	soak_steps="$soak_steps crowd-up"
+	for _d in $soak_crowd; do soak_steps="$soak_steps crowd-$_d"; done
+	BFL_PLAN_MORE="crowd=$SOAK_CROWD crowd-saves=$SOAK_CROWD crowd-migrate=$SOAK_CROWD"
+fi
+# what dom0 does to each crowd domU in turn, after bfl's loops
+SOAK_CROWD_MOVES="save-restore migrate"
+soak_budget=$((soak_budget + SOAK_CROWD * 2 * 220))
+# a crowd domU's loop (in its turn only, one at a time): 2 MB a run at
+# 1 MB/s, and its reference past the loop's 8 MB
+SOAK_LOOP="--bssplit=4k/50:64k/50 --size=2M --iodepth=4 --rate=1m"
+SOAK_REF="--name=sref --filename=/dev/xvda --rw=randwrite --bssplit=4k/50:64k/50 --offset=28M --size=2M --iodepth=4 --verify=crc32c"
+
+soak_dom0_prepare() {
+	blkfront_life_dom0_prepare || return 1
+	rm -f /run/xps/soak-up-*
+	for _d in $soak_crowd; do
+		truncate -s 32M "/tmp/$_d.img" && _l=$(losetup -f --show "/tmp/$_d.img") || return 1
+		eval "SOAK_LOOP_$_d=\$_l"
+	done
+}
+
+soak_domU_cfg() {
+	case "$1" in
+	bfl) blkfront_life_domU_cfg ;;
+	*)
+		echo "memory = 384"
+		echo "vcpus = 1"
+		eval "echo \"disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=\$SOAK_LOOP_$1' ]\"" ;;
+	esac
+}
+
+# dom0: the crowd's requests (bfl's go to blkfront-life's handler)
+soak_rpc() {
+	case "$2" in
+	# (the crowd domUs name themselves: an xl domname for each of
+	# seven polls would cost the busiest domain's CPU)
+	crowd-up) # NAME ok|failed: a crowd domU's load
+		echo "$4" >"/run/xps/soak-up-$3"
+		RPC_REPLY=ok ;;
+	crowd-count) # "REPORTED OK": crowd domUs that said how their load went
+		RPC_REPLY="$(cat /run/xps/soak-up-* 2>/dev/null | wc -l) $(cat /run/xps/soak-up-* 2>/dev/null | grep -c '^ok')" ;;
+	crowd-poll) # NAME: "turn" while dom0's mover is at NAME (the
+		# mover starts once bfl's domain is gone: dom0-init says
+		# when), "stop" once it is done with NAME, else "wait"
+		RPC_REPLY='wait'
+		if [ -e "/run/xps/soak-stop-$3" ]; then
+			RPC_REPLY=stop
+		elif [ "$(cat /run/xps/soak-turn 2>/dev/null)" = "$3" ]; then
+			RPC_REPLY=turn
+		elif [ -e /run/xps/bfl.gone ]; then
+			# (its notes on dom0's console, as rpc_serve's own)
+			! mkdir /run/xps/soak-mover 2>/dev/null || soak_crowd_mover </dev/null &
+		fi ;;
+	crowd-ready) # NAME: its loop runs, the mover may move it
+		touch "/run/xps/soak-ready-$3"
+		RPC_REPLY=ok ;;
+	crowd-settled) # NAME N: the domU judged its move N
+		echo "$4" >"/run/xps/soak-settled-$3"
+		RPC_REPLY=ok ;;
+	*) blkfront_life_rpc "$@" ;;
+	esac
+}
+
+# soak_crowd_mover: dom0, each crowd domU that loaded, in turn: its
+# turn (it starts its loop and says so, up to 600 s), then each of
+# SOAK_CROWD_MOVES with its loop running, waiting (up to 600 s) for the
+# domU to judge the move before the next; then it may stop.
+soak_crowd_mover() {
+	for _cd in $soak_crowd; do
+		_cm=0
+		# (a domU whose load failed has stopped asking)
+		grep -q '^ok' "/run/xps/soak-up-$_cd" 2>/dev/null || { touch "/run/xps/soak-stop-$_cd"; continue; }
+		echo "$_cd" >/run/xps/soak-turn
+		_ct=$(up)
+		until [ -e "/run/xps/soak-ready-$_cd" ] || [ "$(since "$_ct")" -ge 600 ]; do sleep 5; done
+		if [ ! -e "/run/xps/soak-ready-$_cd" ]; then
+			echo "xps: $_cd: its loop not running after 600 s; not moved"
+		else
+			for _cc in $SOAK_CROWD_MOVES; do
+				_cm=$((_cm + 1))
+				soak_crowd_move "$_cd" "$_cc"
+				_ct=$(up)
+				until [ "$(cat "/run/xps/soak-settled-$_cd" 2>/dev/null)" = "$_cm" ] ||
+				      [ "$(since "$_ct")" -ge 600 ]; do sleep 5; done
+			done
+		fi
+		touch "/run/xps/soak-stop-$_cd"
+	done
+}
+
+# soak_crowd_move NAME save-restore|migrate: one move of a crowd domU;
+# it is served again under its new domain id, its new console log
+# followed
+soak_crowd_move() {
+	_cid=$(xl domid "$1") || return 1
+	touch "/run/xps/$1.busy"
+	_t=$(up)
+	case "$2" in
+	save-restore)
+		if xl save "$1" "/tmp/$1.chk" >"/run/xps/$1-xl.log" 2>&1 &&
+		   xl restore "/tmp/$1.chk" >>"/run/xps/$1-xl.log" 2>&1; then
+			_cr=ok
+		else
+			_cr="error: $(tail -n 3 "/run/xps/$1-xl.log" | tr '\n' ' ')"
+		fi
+		rm -f "/tmp/$1.chk" ;;
+	migrate)
+		if xl migrate -s "" "$1" "xl migrate-receive" >"/run/xps/$1-xl.log" 2>&1; then
+			_cr=ok
+		else
+			_cr="error: $(grep -iE 'error|fail' "/run/xps/$1-xl.log" | head -n 3 | tr '\n' ' ')"
+		fi ;;
+	esac
+	_cn=$(xl domid "$1" 2>/dev/null)
+	echo "xps: $1: crowd $2: $_cr in $(since "$_t")s; domain ${_cid} -> ${_cn:-none}"
+	for _f in /var/log/xen/console/guest-"$1"--*.log; do
+		[ -f "$_f" ] && [ ! -e "/run/xps/$1.tail-${_f##*--}" ] && bfl_tail "$1" "$_f"
+	done
+	if [ -n "$_cn" ] && [ "$_cn" != "$_cid" ]; then
+		rpc_serve "$_cn" soak &
+	fi
+	rm -f "/run/xps/$1.busy"
+}
+
+soak_domU() {
+	case "$1" in
+	bfl)
+		[ "$SOAK_CROWD" = 0 ] || soak_crowd_wait
+		BFL_SCN=soak blkfront_life_domU ;;
+	*) soak_crowd_domU "$1" ;;
+	esac
+}
+
+# soak_crowd_wait: bfl waits (up to 900 s) until every crowd domU has
+# said how its load went: step crowd-up
+soak_crowd_wait() {
+	_t=$(up) _cn='0 0'
+	while [ "$(since "$_t")" -lt 900 ]; do
+		_cn=$(RPC_SLICE=5 rpc crowd-count)
+		case "$_cn" in "$SOAK_CROWD "*) break ;; esac
+		sleep 10
+	done
+	if [ "$_cn" = "$SOAK_CROWD $SOAK_CROWD" ]; then
+		pass soak/crowd-up "$SOAK_CROWD crowd domUs run with $BF_DRV, their references written, $(since "$_t")s after bfl's boot"
+	else
+		fail soak/crowd-up "crowd domUs reported, loaded: ${_cn:-none} of $SOAK_CROWD after $(since "$_t")s; bfl goes on"
+	fi
+}
+
+# soak_crowd_domU NAME: a crowd domU's life (step crowd-NAME)
+soak_crowd_domU() {
+	_st=soak/crowd-$1 _ck=${1#sk}	# (not _k: bfl_set_disks and bfl_snap loop with it)
+	if ! bf_stock && ! bf_built; then
+		rpc crowd-up "$1" failed >/dev/null
+		fail "$_st" "module not built"
+		return
+	fi
+	if ! { bf_stock || modprobe xen-grant-pool; } || ! modprobe "$BF_MOD" ||
+	   ! wait_for 30 test -b /dev/xvda || [ "$(bf_drv xvda)" != "$BF_DRV" ]; then
+		rpc crowd-up "$1" failed >/dev/null
+		fail "$_st" "no disk with $BF_DRV: xvda's driver '$(bf_drv xvda)'; $(dmesg | grep -iE 'vbd|xbf|blkfront' | tail -n 2 | tr '\n' ' ')"
+		return
+	fi
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
+	if ! _o=$(bf_fio sref 240 $SOAK_REF); then
+		rpc crowd-up "$1" failed >/dev/null
+		fail "$_st" "reference write: $_o"
+		return
+	fi
+	bfl_set_disks xvda
+	rm -f "$BFL_TMP/bfl.stop" "$BFL_TMP/bfl.moved" "$BFL_TMP"/bfl-a.*
+	rpc crowd-up "$1" ok >/dev/null
+	# until dom0 says stop, asked every 60 s while it waits (one 64 KB
+	# direct read of xvda each time, the disk answering), every 10 s in
+	# its turn: then its loop runs, and a new domain id is a move dom0
+	# made (a save, then a migration), judged once the loop ran a whole
+	# run after it.  (Loops in all seven beside bfl's moves made each
+	# of them take minutes, 2026-12-07.)
+	_id=$(xenstore-read domid) _mv=0 _mbad='' _lp='' _hb=0 _hbf=0 _t0=$(up)
+	while _pr=$(RPC_SLICE=5 rpc crowd-poll "$1") && [ "$_pr" != stop ] ||
+	      [ "$_pr" = rpc-timeout ]; do
+		if [ "$_pr" != turn ]; then
+			_hb=$((_hb + 1))
+			dd if=/dev/xvda of=/dev/null bs=64k count=1 skip=$((_hb % 400)) iflag=direct 2>/dev/null || _hbf=$((_hbf + 1))
+			sleep 60
+			continue
+		fi
+		if [ -z "$_lp" ]; then
+			_w0=$(bfl_writes xvda) _t0=$(up)
+			# shellcheck disable=SC2086 # word splitting intended: fio arguments
+			bfl_loop xvda a 0 crc32c $SOAK_LOOP &
+			_lp=$!
+			wait_for 120 bfl_wrote xvda "$_w0"
+			eval "$(bfl_snap _s0)"
+			rpc crowd-ready "$1" >/dev/null
+		fi
+		_id1=$(xenstore-read domid)
+		if [ "$_id1" != "$_id" ]; then
+			_mv=$((_mv + 1))
+			soak_crowd_judge "$_mv" "$_id" "$_id1" || _mbad="$_mbad $_mv"
+			_id=$_id1
+			eval "$(bfl_snap _s0)"
+			rpc crowd-settled "$1" "$_mv" >/dev/null
+		fi
+		sleep 10
+	done
+	touch "$BFL_TMP/bfl.stop"
+	if [ -n "$_lp" ]; then
+		kill "$(cat /tmp/fio-bfl-a.pid 2>/dev/null)" 2>/dev/null
+		wait "$_lp"
+	fi
+	_secs=$(since "$_t0")
+	eval "$(bfl_snap _s1)"
+	_why='' _ref=ok _c=$_s1_c _e=- _nm=$(echo $SOAK_CROWD_MOVES | wc -w)
+	[ "$_s1_n_a" -gt 0 ] || _why="$_why no-run"
+	[ "$_mv" = "$_nm" ] || _why="$_why moved-$_mv-of-$_nm"
+	[ "$_hbf" = 0 ] || _why="$_why $_hbf-reads-failed"
+	[ "$_s1_f" = 0 ] || _why="$_why $_s1_f-failed-runs:$(bfl_cat fail | head -n 1)"
+	[ -z "$_mbad" ] || _why="$_why bad-moves:$_mbad"
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
+	if ! _o=$(bf_fio sref2 120 $SOAK_REF --verify_only); then
+		_ref="FAILED $_o" _why="$_why reference"
+		! bf_fio_corrupt sref2 || _c=$((_c + 1))
+	fi
+	_pl=''
+	if ! bf_stock; then
+		_e=$_s1_e_xvda
+		[ "$_e" = 0 ] || _why="$_why errors=$_e"
+		if ! bf_unbind_all || ! rmmod "$BF_MOD"; then
+			_why="$_why unload"
+		elif wait_for 20 bfl_pool_empty; then
+			_pl=pool_live=0
+		else
+			_pl="pool_live=$(bf_gp pages_live)/$(bf_gp grants_live)"
+			_why="$_why $_pl"
+		fi
+	fi
+	bfl_soak crowd "$_ck" "$([ -z "$_why" ] && echo ok || echo bad)" "$_secs" \
+		corrupt="$([ "$_c" = 0 ] && echo 0 || echo 1)" hang=0 $_pl
+	_d="$_hb reads of xvda while it waited ($_hbf failed); moved $_mv times; $_s1_n_a runs of its fio verify loop in ${_secs}s (failed: $_s1_f, did not verify: $_c); reference $_ref; errors $_e${_pl:+; after rmmod $_pl}"
+	if [ -z "$_why" ]; then pass "$_st" "$_d"; else fail "$_st" "$_d; bad:$_why"; fi
+}
+
+# soak_crowd_judge N OLDID NEWID: a crowd domU's move N (1: the save and
+# restore, 2: the migration), with the loop running: a whole run after
+# it, the loop's failures and corruptions, ours: one resume and no
+# error on xvda; the reference verifies.  An XPS-SOAK line.
+soak_crowd_judge() {
+	_jt=$(up) _jw='' _jc=0
+	case "$1" in 1) _js=crowd-saves ;; *) _js=crowd-migrate ;; esac
+	echo "$1" >"$BFL_TMP/bfl.moved"
+	wait_for 300 bfl_ran_after "$1" || _jw="$_jw no-run-after"
+	eval "$(bfl_snap _s1)"
+	[ "$_s1_f" = "$_s0_f" ] || _jw="$_jw loop-failed"
+	[ "$_s1_c" = "$_s0_c" ] || _jc=1
+	if ! bf_stock; then
+		[ $((_s1_r_xvda - _s0_r_xvda)) = 1 ] || _jw="$_jw resumes+$((_s1_r_xvda - _s0_r_xvda))"
+		[ "$_s1_e_xvda" = "$_s0_e_xvda" ] || _jw="$_jw errors+$((_s1_e_xvda - _s0_e_xvda))"
+	fi
+	[ "$(bf_drv xvda)" = "$BF_DRV" ] || _jw="$_jw driver:$(bf_drv xvda)"
+	# shellcheck disable=SC2086 # word splitting intended: fio arguments
+	if ! _jo=$(bf_fio "sref-m$1" 120 $SOAK_REF --verify_only); then
+		_jw="$_jw reference"
+		! bf_fio_corrupt "sref-m$1" || _jc=1
+	fi
+	[ "$_jc" = 0 ] || _jw="$_jw corrupt"
+	bfl_soak "$_js" "${DOM#sk}" "$([ -z "$_jw" ] && echo ok || echo bad)" "$(since "$_jt")" corrupt=$_jc hang=0
+	echo "xps: $DOM $_js: domain $2 -> $3, resumes +$((${_s1_r_xvda:-0} - ${_s0_r_xvda:-0})), errors +$((${_s1_e_xvda:-0} - ${_s0_e_xvda:-0})), loop runs +$((_s1_n_a - _s0_n_a)), reference ${_jo:-?};${_jw:- ok}"
+	[ -z "$_jw" ]
+}
