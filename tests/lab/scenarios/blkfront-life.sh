@@ -504,6 +504,13 @@ bfl_loops_start() {
 		bfl_loop xvdc c 0 crc32c --bssplit=4k/40:16k/40:64k/20 --size=1M --iodepth=4 \
 			--numjobs=2 --offset_increment=2M & _pc=$! ;;
 	esac
+	# a scenario's own loop beside them (soak's transfers), kept by
+	# the same files under its tag BFL_MORE_TAG
+	_pm=
+	if [ -n "${BFL_MORE_LOOP:-}" ]; then
+		BFL_TAGS="$BFL_TAGS $BFL_MORE_TAG"
+		$BFL_MORE_LOOP & _pm=$!
+	fi
 	wait_for 60 bfl_all_wrote
 }
 # bfl_loops_stop: the loops end, their runs in progress cut short: each
@@ -513,7 +520,7 @@ bfl_loops_start() {
 bfl_loops_stop() {
 	touch "$BFL_TMP/bfl.stop"
 	for _k in $BFL_TAGS; do kill "$(cat "/tmp/fio-bfl-$_k.pid" 2>/dev/null)" 2>/dev/null; done
-	wait $_pa $_pb $_pc
+	wait $_pa $_pb $_pc $_pm
 	echo "$_wc" 2>/dev/null >/sys/block/xvdc/queue/write_cache
 }
 
@@ -523,9 +530,9 @@ bfl_loops_stop() {
 # with what followed up to hold-c, took 48-96 s, 2026-12-07), each name
 # beginning with P: for each disk of BFL_DISKS with our driver's
 # counters, P_r_DISK (resumes), P_q_DISK (requeued) and P_e_DISK (the
-# sum of its errors_*); for each loop a, b, c, P_n_TAG (the runs it
-# ended); P_f and P_c, the lines of the loops' .fail and .corrupt
-# files.  BFL_SYSBLOCK: /sys/block but in tests/lab/test-bfl-loops.sh.
+# sum of its errors_*); for each loop a, b, c and any other of
+# BFL_TAGS, P_n_TAG (the runs it ended); P_f and P_c, the lines of the
+# loops' .fail and .corrupt files.  BFL_SYSBLOCK: /sys/block but in tests/lab/test-bfl-loops.sh.
 BFL_SYSBLOCK=/sys/block
 bfl_snap() {
 	_fl='' _sd=''
@@ -539,7 +546,7 @@ bfl_snap() {
 		done
 	done
 	# shellcheck disable=SC2086 # word splitting and globbing intended: the file list
-	awk -v pre="$1" -v disks="$_sd" -v sb="$BFL_SYSBLOCK/" '
+	awk -v pre="$1" -v disks="$_sd" -v tags="$BFL_TAGS" -v sb="$BFL_SYSBLOCK/" '
 		index(FILENAME, sb) == 1 {
 			# DISK/xps/KEY
 			split(substr(FILENAME, length(sb) + 1), p, "/")
@@ -555,7 +562,11 @@ bfl_snap() {
 			nd = split(disks, d, " ")
 			for (i = 1; i <= nd; i++)
 				printf "%s_r_%s=%d %s_q_%s=%d %s_e_%s=%d ", pre, d[i], r[d[i]], pre, d[i], q[d[i]], pre, d[i], e[d[i]]
-			printf "%s_n_a=%d %s_n_b=%d %s_n_c=%d %s_f=%d %s_c=%d\n", pre, n["a"], pre, n["b"], pre, n["c"], pre, f, pre, c
+			printf "%s_n_a=%d %s_n_b=%d %s_n_c=%d %s_f=%d %s_c=%d", pre, n["a"], pre, n["b"], pre, n["c"], pre, f, pre, c
+			nt = split(tags, tg, " ")
+			for (i = 1; i <= nt; i++)
+				if (tg[i] !~ /^[abc]$/) printf " %s_n_%s=%d", pre, tg[i], n[tg[i]]
+			printf "\n"
 		}' $_fl </dev/null
 }
 
@@ -651,7 +662,9 @@ bfl_move_one() {
 	*) echo "$_st: $(rpc move-log)"; _want=fail ;;
 	esac
 	_id1=$(xenstore-read domid)
-	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$((_s1_n_a - _s0_n_a)) b=+$((_s1_n_b - _s0_n_b)) c=+$((_s1_n_c - _s0_n_c)); runs that did not verify $_corrupt; seconds: to the move's end $_tmv (hold-c $_thc, the move's rpc $_trq, its log $_tlog), then to a run after it $_tma;"
+	_dm=''
+	[ -z "${BFL_MORE_TAG:-}" ] || eval "_dm=\", $BFL_MORE_TAG=+\$((_s1_n_$BFL_MORE_TAG - _s0_n_$BFL_MORE_TAG))\""
+	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$((_s1_n_a - _s0_n_a)) b=+$((_s1_n_b - _s0_n_b)) c=+$((_s1_n_c - _s0_n_c))$_dm; runs that did not verify $_corrupt; seconds: to the move's end $_tmv (hold-c $_thc, the move's rpc $_trq, its log $_tlog), then to a run after it $_tma;"
 	_bad='' _rp=0
 	# a move that worked gives the guest a new domain id
 	[ "$_want" != 1 ] || [ "$_id1" != "$_id0" ] || _bad="$_bad same-domid"
@@ -1070,12 +1083,16 @@ blkfront_life_domU() {
 	done
 	[ $ok = 2 ] && bf_step save-restore PASS "${det% ;}"
 	[ $ok = x ] || grep -q '^save-restore$' /tmp/bf.done || bf_step save-restore FAIL "round $((ok + 1)) did not run"
+	# a scenario's own setup around the moves and detaches (soak's
+	# network, whose loop runs beside the fio loops)
+	[ -z "${BFL_MOVES_BEGIN:-}" ] || $BFL_MOVES_BEGIN
 	bfl_moves "$ok"
 
 	if ! bfl_want detaches; then :
 	elif test -b /dev/xvdc; then bfl_detaches
 	else bf_step detaches FAIL "did not run (no xvdc)"
 	fi
+	[ -z "${BFL_MOVES_END:-}" ] || $BFL_MOVES_END
 
 	if ! bfl_want resume-unbind; then :
 	elif test -b /dev/xvdc && bfl_resume_unbind; then
