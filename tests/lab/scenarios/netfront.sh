@@ -602,7 +602,8 @@ nf_udp() {
 
 # nf_send HOST PORT MB [RETRY_SECS]: MB MB of fresh random data to HOST's
 # sink, which answers its sha256 and size; prints the figures, fails on
-# any difference.  RETRY_SECS: keep trying to connect that long.
+# any difference (2: the size was right, the sha256 not: corrupted).
+# RETRY_SECS: keep trying to connect that long.
 nf_send() {
 	_sh=$1 _sp=$2 _smb=$3 _sr=${4:-0}
 	dd if=/dev/urandom of=/tmp/nf-tx bs=1M count="$_smb" iflag=fullblock 2>/dev/null ||
@@ -630,6 +631,8 @@ nf_send() {
 		return 0
 	fi
 	echo "${_smb}MB ->$_sh:$_sp after ${_sdt}s: sent sha256 ${_ssum%"${_ssum#????????????}"}, the sink answered '${_sans:-nothing}'"
+	# 2: all the bytes arrived, not the ones sent
+	[ "${2:-}" != $((_smb * 1048576)) ] || return 2
 	return 1
 }
 
@@ -647,7 +650,8 @@ nf_stallwatch() {
 }
 
 # nf_recv HOST PORT MB [RETRY_SECS]: MB MB of fresh random data from HOST's
-# source; its sha256 and size compared with what it announced
+# source; its sha256 and size compared with what it announced (fails
+# 2 when the size was right and the sha256 not)
 nf_recv() {
 	_rh=$1 _rp=$2 _rmb=$3 _rr=${4:-0}
 	_rt0=$(up)
@@ -670,6 +674,8 @@ nf_recv() {
 		return 0
 	fi
 	echo "${_rmb}MB <-$_rh:$_rp after ${_rdt}s: announced '${_rhdr:-nothing}', received $_rn bytes sha256 ${_rsum%"${_rsum#????????????}"}"
+	# 2: as many bytes as announced, not the ones sent
+	[ -z "${1:-}" ] || [ "${2:-}" != "$_rn" ] || [ "$_rn" != $((_rmb * 1048576)) ] || return 2
 	return 1
 }
 
