@@ -40,6 +40,17 @@
 #               crowd-migrate line); then its loop had no failed run,
 #               and ours: no error counted, unbound and rmmod'ed with no
 #               xen-grant-pool page or grant live
+# bfl also has a vif (XPS_SCN_SOAK_NET=0: none): xen-netfront-pgnt in
+# bfl against xen-netback-pgnt in dom0 (make soak-stock: Debian's
+# xen-netfront and xen-netback), and a loop of transfers with dom0
+# beside the fio loops through the moves and the detaches, each run
+# SOAK_NET_MB (2) MB each way with sha256 and size compared (netfront.sh's
+# nf_send and nf_recv); a move is judged on it as on the fio loops (a
+# whole run after the move, no failed run, no corrupt one):
+#   net         (bfl, after the detaches) every run of the loop passed,
+#               one more transfer each way after the last move, the
+#               frontend unbound and rmmod'ed, and ours: xen-grant-pool
+#               holds no pool but the block frontend's
 # Every cycle prints an XPS-SOAK line; scripts/soak.sh turns them and the
 # boot's kernel logs into the run's table.  XPS_SCN_SOAK_SAVES,
 # _MIGRATIONS, _DETACHES and _RELOADS set the counts;
@@ -86,6 +97,21 @@ fi
 # what dom0 does to each crowd domU in turn, after bfl's loops
 SOAK_CROWD_MOVES="save-restore migrate"
 soak_budget=$((soak_budget + SOAK_CROWD * 2 * 220))
+
+# ---- the net pair ------------------------------------------------------------
+SOAK_NET=${XPS_SCN_SOAK_NET:-1}
+SOAK_NET_MB=${XPS_SCN_SOAK_NET_MB:-2}
+if [ "$SOAK_NET" = 1 ]; then
+	NF_SCN=soak NF_DEFAULT=${XPS_SCN_SOAK_DRIVER:-ours} NB_DEFAULT=${XPS_SCN_SOAK_DRIVER:-ours}
+	if [ -f /xps/scenarios/netfront.sh ]; then
+		. /xps/scenarios/netfront.sh
+	else
+		. "$LAB_DIR/scenarios/netfront.sh"
+	fi
+	soak_steps="$soak_steps net"
+	BFL_PLAN_MORE="${BFL_PLAN_MORE:+$BFL_PLAN_MORE }net=1"
+	BFL_MOVES_BEGIN=soak_net_up BFL_MOVES_END=soak_net_down
+fi
 # a crowd domU's loop (in its turn only, one at a time): 2 MB a run at
 # 1 MB/s, and its reference past the loop's 8 MB
 SOAK_LOOP="--bssplit=4k/50:64k/50 --size=2M --iodepth=4 --rate=1m"
@@ -98,16 +124,30 @@ soak_dom0_prepare() {
 		truncate -s 32M "/tmp/$_d.img" && _l=$(losetup -f --show "/tmp/$_d.img") || return 1
 		eval "SOAK_LOOP_$_d=\$_l"
 	done
+	[ "$SOAK_NET" != 1 ] || netfront_dom0_prepare
 }
 
 soak_domU_cfg() {
 	case "$1" in
-	bfl) blkfront_life_domU_cfg ;;
+	bfl)
+		blkfront_life_domU_cfg
+		[ "$SOAK_NET" != 1 ] || echo "vif = [ 'mac=00:16:3e:00:00:$(printf %02x "$2"), bridge=xenbr0' ]" ;;
 	*)
 		echo "memory = 384"
 		echo "vcpus = 1"
 		eval "echo \"disk = [ 'format=raw, vdev=xvda, access=rw, script=xps-block, target=\$SOAK_LOOP_$1' ]\"" ;;
 	esac
+}
+
+# the stock drivers kept out of ours' way (one module_blacklist: a
+# second would replace the first)
+soak_domU_cmdline() {
+	_bl=''
+	bf_stock || _bl=xen_blkfront
+	if [ "$1" = bfl ] && [ "$SOAK_NET" = 1 ] && [ "$NF_DRIVER" != stock ]; then
+		_bl="${_bl:+$_bl,}xen_netfront"
+	fi
+	[ -z "$_bl" ] || echo "module_blacklist=$_bl"
 }
 
 # dom0: the crowd's requests (bfl's go to blkfront-life's handler)
@@ -348,4 +388,105 @@ soak_crowd_judge() {
 	bfl_soak "$_js" "${DOM#sk}" "$([ -z "$_jw" ] && echo ok || echo bad)" "$(since "$_jt")" corrupt=$_jc hang=0
 	echo "xps: $DOM $_js: domain $2 -> $3, resumes +$((${_s1_r_xvda:-0} - ${_s0_r_xvda:-0})), errors +$((${_s1_e_xvda:-0} - ${_s0_e_xvda:-0})), loop runs +$((_s1_n_a - _s0_n_a)), reference ${_jo:-?};${_jw:- ok}"
 	[ -z "$_jw" ]
+}
+
+# ---- the net pair, in bfl ----------------------------------------------------
+# soak_net_up: bfl, before the moves (BFL_MOVES_BEGIN): the frontend
+# loaded, its interface up and dom0 answering; then the transfer loop
+# runs beside the fio loops (blkfront-life.sh's BFL_MORE_LOOP, tag n).
+# When this fails the moves run without it and net fails.
+soak_net_up() {
+	SOAK_NET_BAD='' SOAK_NET_T0=$(up)
+	nf_helpers /tmp
+	rm -f "$BFL_TMP/soak-net.all"
+	if ! nf_built; then
+		SOAK_NET_BAD="module not built ($NF_MOD.ko missing from --modules)"
+	elif ! nf_load; then
+		SOAK_NET_BAD="modprobe $NF_MOD or no interface within 30 s: $(dmesg | grep -iE 'vif|netfront' | tail -n 2 | tr '\n' ' ')"
+	elif [ "$(nf_mod "$(nf_vif)")" != "$NF_KMOD" ]; then
+		SOAK_NET_BAD="the vif's module is '$(nf_mod "$(nf_vif)")', not $NF_KMOD"
+	elif ! nf_up; then
+		SOAK_NET_BAD="$(nf_if): dom0 unreachable from $IP within 30 s"
+	fi
+	if [ -n "$SOAK_NET_BAD" ]; then
+		echo "xps: net: $SOAK_NET_BAD"
+		return
+	fi
+	echo "xps: net: $(nf_vif) with $NF_KMOD, $(nf_if) $IP up; $(dmesg | grep -o 'per-packet grants: .*\|persistent grants: .*' | tail -n 1)"
+	BFL_MORE_LOOP=soak_net_loop BFL_MORE_TAG=n
+}
+
+# soak_net_loop: transfers with dom0 until bfl.stop, counted as
+# bfl_loop counts its fio runs (bfl-n.runs, .fail, .corrupt, .after); each
+# run's exit (0, 1 failed, 2 corrupt) also goes to soak-net.all, which no
+# step start clears
+soak_net_loop() {
+	read -r _me _ </proc/self/stat
+	renice -n 19 -p "$_me" >/dev/null
+	_n=0
+	rm -f "$BFL_TMP/bfl-n.fail" "$BFL_TMP/bfl-n.corrupt" "$BFL_TMP/bfl-n.after"
+	while [ ! -e "$BFL_TMP/bfl.stop" ]; do
+		_aft=$(cat "$BFL_TMP/bfl.moved" 2>/dev/null)
+		_nrc=0 _no2=''
+		_no=$(nf_send "$NF_DOM0" "$NF_SINK" "$SOAK_NET_MB" 60) || _nrc=$?
+		if [ "$_nrc" = 0 ]; then
+			_no2=$(nf_recv "$NF_DOM0" "$NF_SOURCE" "$SOAK_NET_MB" 60) || _nrc=$?
+		fi
+		if [ "$_nrc" != 0 ]; then
+			echo "run $_n: $_no${_no2:+; $_no2}" >>"$BFL_TMP/bfl-n.fail"
+			[ "$_nrc" != 2 ] || echo "$_n" >>"$BFL_TMP/bfl-n.corrupt"
+			echo "xps: net run $_n failed: $_no${_no2:+; $_no2}"
+		fi
+		echo "$_nrc" >>"$BFL_TMP/soak-net.all"
+		_n=$((_n + 1))
+		echo "$_n" >"$BFL_TMP/bfl-n.runs"
+		[ -z "$_aft" ] || echo "$_aft" >"$BFL_TMP/bfl-n.after"
+	done
+}
+
+# soak_net_pools: the xen-grant-pool pools that are not the block
+# frontend's (xbf*), "NAME:PAGES/GRANTS ...", empty when none
+soak_net_pools() {
+	for _pd in /sys/kernel/debug/xen-grant-pool/*/stats; do
+		[ -f "$_pd" ] || continue
+		_pn=${_pd%/stats} _pn=${_pn##*/}
+		case "$_pn" in xbf*) continue ;; esac
+		printf '%s:%s/%s ' "$_pn" "$(awk '$1 == "pages_live" { print $2 }' "$_pd")" "$(awk '$1 == "slots" { print $2 }' "$_pd")"
+	done
+}
+
+soak_net_pools_gone() { [ -z "$(soak_net_pools)" ]; }
+
+# soak_net_down: bfl, after the detaches (BFL_MOVES_END): step net
+soak_net_down() {
+	BFL_MORE_LOOP='' BFL_MORE_TAG=''
+	if [ -n "$SOAK_NET_BAD" ]; then
+		bfl_soak net 1 bad 0 corrupt=0 hang=0
+		bf_step net FAIL "no network: $SOAK_NET_BAD"
+		return
+	fi
+	_nw='' _nl='' _pl=''
+	# shellcheck disable=SC2046 # word splitting intended: the counts
+	set -- $(awk '{ n++ } $1 != 0 { f++ } $1 == 2 { c++ } END { print n + 0, f + 0, c + 0 }' "$BFL_TMP/soak-net.all" 2>/dev/null)
+	_nn=${1:-0} _nf=${2:-0} _nc=${3:-0}
+	[ "$_nn" -gt 0 ] || _nw="$_nw no-run"
+	[ "$_nf" = 0 ] || _nw="$_nw $_nf-failed-runs"
+	if ! _nl=$(nf_send "$NF_DOM0" "$NF_SINK" "$SOAK_NET_MB" 30) || ! _nl="$_nl; $(nf_recv "$NF_DOM0" "$NF_SOURCE" "$SOAK_NET_MB" 30)"; then
+		_nw="$_nw last-transfer"
+	fi
+	if ! nf_unload; then
+		_nw="$_nw unload:$_how:$(cat /tmp/nf-rmmod.log)"
+	elif [ "$NF_DRIVER" != stock ]; then
+		if wait_for 20 soak_net_pools_gone; then
+			_pl=pool_live=0
+		else
+			_pl="pool_live=$(soak_net_pools | tr ' ' ',')"
+			_nw="$_nw $_pl"
+		fi
+	fi
+	_ns=$(since "$SOAK_NET_T0")
+	bfl_soak net 1 "$([ -z "$_nw" ] && echo ok || echo bad)" "$_ns" \
+		corrupt="$([ "$_nc" = 0 ] && echo 0 || echo 1)" hang=0 $_pl
+	_nd="$_nn transfer runs of ${SOAK_NET_MB} MB each way with dom0 in ${_ns}s, beside the moves and detaches (failed: $_nf, corrupt: $_nc); after them: $_nl; $NF_MOD unbound and rmmod'ed${_pl:+, $_pl}"
+	if [ -z "$_nw" ]; then bf_step net PASS "$_nd"; else bf_step net FAIL "$_nd; bad:$_nw"; fi
 }
