@@ -29,13 +29,14 @@
 #                           hostile-nb cases against Debian's
 #                           xen-blkfront, xen-netfront and xen-netback,
 #                           for comparison (not a gate)
-#   make soak               xen-blkfront-64k through 50 save/restores, 20
-#                           live migrations, 20 detach/attach cycles and
-#                           100 reloads with fio verify running, in one
-#                           lab boot (hours); the table:
-#                           build/soak-ours/soak.md
-#   make soak-stock         the same loops with Debian's xen-blkfront
-#                           (no reloads): the reference row
+#   make soak               xen-blkfront-64k and the net pair through 50
+#                           save/restores, 20 live migrations, 20
+#                           detach/attach cycles and 100 reloads with fio
+#                           verify and net transfers running, then seven
+#                           more guests moved in turn, in one lab boot
+#                           (hours); the table: build/soak-ours/soak.md
+#   make soak-stock         the same loops with Debian's drivers (no
+#                           reloads): the reference row
 #   make bench-tables       every report and plot of doc/bench-data/ again
 #                           from its committed raw samples
 #   make dist               build/dist/xen-pv-suite-<VERSION>.tar.gz (the
