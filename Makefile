@@ -73,7 +73,7 @@ DKMS_FILES = Kbuild Makefile VERSION LICENSE dkms.conf compat/compat.h \
 all: modules
 
 help:
-	@sed -n "3,45p" Makefile | sed 's/^# \{0,1\}//'
+	@awk 'NR >= 3 { if (NR > 4 && /^#$$/) exit; sub(/^# ?/, ""); print }' Makefile
 
 $(KDIR)/Makefile:
 	@echo "error: no kernel headers at $(KDIR)." >&2

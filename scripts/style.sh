@@ -88,4 +88,15 @@ else
 	echo "FAIL: style/shellcheck"
 	fail=1
 fi
+
+# make help prints the Makefile's header, every "make" entry of it (a
+# fixed line range cut the last entry off once the header grew)
+want=$(awk 'NR > 4 && /^#$/ { exit } /^#   make /' Makefile | tail -n 1 | sed 's/^# *//')
+got=$(make -s help | grep '^  make ' | tail -n 1 | sed 's/^ *//')
+if [ -n "$want" ] && [ "$want" = "$got" ]; then
+	echo "PASS: style/make-help (ends with '$want')"
+else
+	echo "FAIL: style/make-help its last entry is '$got', the Makefile header's '$want'"
+	fail=1
+fi
 exit $fail
