@@ -14,7 +14,9 @@
 #   down-failed a failed and a corrupt run: bad, corrupt=1, net FAIL
 #   down-pools  a pool that is not the block frontend's left after the
 #               unload: bad, pool_live names it
-#   down-stock  Debian's frontend: no pool check
+#   down-grants ours with ours, the last reconnection mapped per packet
+#               ("per-packet grants: ..."): bad
+#   down-stock  Debian's frontend: no pool check, no grants line
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sim=$(mktemp -d)
@@ -61,6 +63,7 @@ run() {
 		nf_recv() { fake recv; }
 		nf_unload() { _how=fake; }
 		soak_net_pools() { cat "$SIM/pools"; }
+		dmesg() { cat "$SIM/dmesg"; }
 		bf_step() { echo "STEP $1 $2"; }
 		'"$2" 2>&1
 }
@@ -73,15 +76,22 @@ for sh in "${shells[@]}"; do
 	check "loop ($sh)" "4 3 3 1 0 1 1 2
 0" "$got"
 
-	# CASE|RUNS' EXITS|POOLS LEFT|LAST TRANSFER'S EXITS|STOCK
-	for c in "down-ok|0 0 0||0 0|" \
-		"down-failed|0 1 2||0 0|" \
-		"down-pools|0 0|eth0-q0-tx:4/16 |0 0|" \
-		"down-stock|0 0|eth0-q0-tx:4/16 |0 0|1"; do
+	# CASE|RUNS' EXITS|POOLS LEFT|LAST TRANSFER'S EXITS|GRANTS|STOCK
+	# (GRANTS: the frontend's last grants line; a: maps all, n: none)
+	for c in "down-ok|0 0 0||0 0|a|" \
+		"down-failed|0 1 2||0 0|a|" \
+		"down-pools|0 0|eth0-q0-tx:4/16 |0 0|a|" \
+		"down-grants|0 0||0 0|n|" \
+		"down-stock|0 0|eth0-q0-tx:4/16 |0 0|n|1"; do
 		name=${c%%|*} rest=${c#*|}
 		all=${rest%%|*} rest=${rest#*|}
 		pools=${rest%%|*} rest=${rest#*|}
-		outs=${rest%%|*} stock=${rest#*|}
+		outs=${rest%%|*} rest=${rest#*|}
+		grants=${rest%%|*} stock=${rest#*|}
+		{
+			echo "[    9.1] vif vif-0: persistent grants: the backend maps all 1024 pool grants of 2 queues"
+			[ "$grants" = a ] || echo "[   99.2] vif vif-0: per-packet grants: the backend maps none of the 2 queues"
+		} >"$sim/dmesg"
 		rm -f "$t"/*
 		echo "$all" | tr ' ' '\n' >"$t/soak-net.all"
 		printf '%s' "$pools" >"$sim/pools"
@@ -91,6 +101,7 @@ for sh in "${shells[@]}"; do
 		down-ok) want="XPS-SOAK net 1 ok 0 corrupt=0 hang=0 pool_live=0|STEP net PASS|" ;;
 		down-failed) want="XPS-SOAK net 1 bad 0 corrupt=1 hang=0 pool_live=0|STEP net FAIL|" ;;
 		down-pools) want="XPS-SOAK net 1 bad 0 corrupt=0 hang=0 pool_live=eth0-q0-tx:4/16,|STEP net FAIL|" ;;
+		down-grants) want="XPS-SOAK net 1 bad 0 corrupt=0 hang=0 pool_live=0|STEP net FAIL|" ;;
 		down-stock) want="XPS-SOAK net 1 ok 0 corrupt=0 hang=0|STEP net PASS|" ;;
 		esac
 		check "$name ($sh)" "$want" "$got"

@@ -48,9 +48,11 @@
 # nf_send and nf_recv); a move is judged on it as on the fio loops (a
 # whole run after the move, no failed run, no corrupt one):
 #   net         (bfl, after the detaches) every run of the loop passed,
-#               one more transfer each way after the last move, the
-#               frontend unbound and rmmod'ed, and ours: xen-grant-pool
-#               holds no pool but the block frontend's
+#               one more transfer each way after the last move, ours
+#               with ours: the last reconnection's "persistent grants:
+#               the backend maps all" line; the frontend unbound and
+#               rmmod'ed, and ours: xen-grant-pool holds no pool but
+#               the block frontend's
 # Every cycle prints an XPS-SOAK line; scripts/soak.sh turns them and the
 # boot's kernel logs into the run's table.  XPS_SCN_SOAK_SAVES,
 # _MIGRATIONS, _DETACHES and _RELOADS set the counts;
@@ -412,7 +414,8 @@ soak_net_up() {
 		echo "xps: net: $SOAK_NET_BAD"
 		return
 	fi
-	echo "xps: net: $(nf_vif) with $NF_KMOD, $(nf_if) $IP up; $(dmesg | grep -o 'per-packet grants: .*\|persistent grants: .*' | tail -n 1)"
+	_g=$(soak_net_grants)
+	echo "xps: net: $(nf_vif) with $NF_KMOD, $(nf_if) $IP up${_g:+; $_g}"
 	BFL_MORE_LOOP=soak_net_loop BFL_MORE_TAG=n
 }
 
@@ -456,6 +459,12 @@ soak_net_pools() {
 }
 
 soak_net_pools_gone() { [ -z "$(soak_net_pools)" ]; }
+# soak_net_grants: ours, how the frontend's last (re)connection grants
+# (its "persistent grants: ..." or "per-packet grants: ..." line)
+soak_net_grants() {
+	[ "$NF_DRIVER" != stock ] || return 0
+	dmesg | grep -o 'vif vif-[0-9]*: \(persistent\|per-packet\) grants: .*' | tail -n 1 | sed 's/^vif vif-[0-9]*: //'
+}
 
 # soak_net_down: bfl, after the detaches (BFL_MOVES_END): step net
 soak_net_down() {
@@ -474,6 +483,12 @@ soak_net_down() {
 	if ! _nl=$(nf_send "$NF_DOM0" "$NF_SINK" "$SOAK_NET_MB" 30) || ! _nl="$_nl; $(nf_recv "$NF_DOM0" "$NF_SOURCE" "$SOAK_NET_MB" 30)"; then
 		_nw="$_nw last-transfer"
 	fi
+	# ours with ours, after every reconnection: persistent grants, the
+	# backend mapping every pool grant
+	_ng=$(soak_net_grants)
+	if [ "$NF_DRIVER:$NB_DRIVER" = ours:ours ]; then
+		case "$_ng" in "persistent grants: the backend maps all "*) ;; *) _nw="$_nw grants:${_ng:-no-line}" ;; esac
+	fi
 	if ! nf_unload; then
 		_nw="$_nw unload:$_how:$(cat /tmp/nf-rmmod.log)"
 	elif [ "$NF_DRIVER" != stock ]; then
@@ -487,6 +502,6 @@ soak_net_down() {
 	_ns=$(since "$SOAK_NET_T0")
 	bfl_soak net 1 "$([ -z "$_nw" ] && echo ok || echo bad)" "$_ns" \
 		corrupt="$([ "$_nc" = 0 ] && echo 0 || echo 1)" hang=0 $_pl
-	_nd="$_nn transfer runs of ${SOAK_NET_MB} MB each way with dom0 in ${_ns}s, beside the moves and detaches (failed: $_nf, corrupt: $_nc); after them: $_nl; $NF_MOD unbound and rmmod'ed${_pl:+, $_pl}"
+	_nd="$_nn transfer runs of ${SOAK_NET_MB} MB each way with dom0 in ${_ns}s, beside the moves and detaches (failed: $_nf, corrupt: $_nc); after them: $_nl;${_ng:+ $_ng;} $NF_MOD unbound and rmmod'ed${_pl:+, $_pl}"
 	if [ -z "$_nw" ]; then bf_step net PASS "$_nd"; else bf_step net FAIL "$_nd; bad:$_nw"; fi
 }
