@@ -89,8 +89,9 @@ for sh in "${shells[@]}"; do
 		outs=${rest%%|*} rest=${rest#*|}
 		grants=${rest%%|*} stock=${rest#*|}
 		{
-			echo "[    9.1] vif vif-0: persistent grants: the backend maps all 1024 pool grants of 2 queues"
-			[ "$grants" = a ] || echo "[   99.2] vif vif-0: per-packet grants: the backend maps none of the 2 queues"
+			# (as the lab's domU logs them, 2026-12-07)
+			echo "[  218.110947] vif-pgnt vif-0: persistent grants: the backend maps all 1024 pool grants of 2 queues"
+			[ "$grants" = a ] || echo "[  248.117530] vif-pgnt vif-0: per-packet grants: the backend maps none of the 2 queues"
 		} >"$sim/dmesg"
 		rm -f "$t"/*
 		echo "$all" | tr ' ' '\n' >"$t/soak-net.all"

@@ -463,7 +463,8 @@ soak_net_pools_gone() { [ -z "$(soak_net_pools)" ]; }
 # (its "persistent grants: ..." or "per-packet grants: ..." line)
 soak_net_grants() {
 	[ "$NF_DRIVER" != stock ] || return 0
-	dmesg | grep -o 'vif vif-[0-9]*: \(persistent\|per-packet\) grants: .*' | tail -n 1 | sed 's/^vif vif-[0-9]*: //'
+	# ("vif-pgnt vif-0: persistent grants: ...")
+	dmesg | grep -o 'vif-[0-9]*: \(persistent\|per-packet\) grants: .*' | tail -n 1 | sed 's/^vif-[0-9]*: //'
 }
 
 # soak_net_down: bfl, after the detaches (BFL_MOVES_END): step net
