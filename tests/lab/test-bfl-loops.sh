@@ -23,36 +23,16 @@
 #               and migrate saying so (before 0ed4e1d both cases ran the
 #               moves with round 2's parameters: this check failed)
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-sim=$(mktemp -d)
-trap 'rm -rf "$sim"' EXIT
-# the loops' files (blkfront-life.sh's BFL_TMP), here and not in /tmp
-t=$sim/tmp
-mkdir "$t"
-fails=0
-
-shells=(dash)
-if command -v busybox >/dev/null; then
-	mkdir -p "$sim/bb"
-	ln -s "$(command -v busybox)" "$sim/bb/awk"
-	shells+=(busybox)
-fi
+shtest_area=bfl-loops
+# shellcheck source=tests/lab/lib/shtest.sh
+. "$(dirname "$0")/lib/shtest.sh"
 
 # run SHELL SCRIPT: SCRIPT after blkfront-life.sh, in SHELL
 run() {
-	local sh=$1 path=$PATH
+	local sh path
+	shell_of "$1"
 	shift
-	if [ "$sh" = busybox ]; then sh="busybox sh" path=$sim/bb:$PATH; fi
 	PATH=$path LAB_DIR=$here BFL_TMP=$t $sh -c ". $here/scenarios/blkfront-life.sh; $1" 2>&1
-}
-
-check() { # check NAME WANT GOT
-	if [ "$2" = "$3" ]; then
-		echo "PASS: lab/bfl-loops/$1"
-	else
-		echo "FAIL: lab/bfl-loops/$1 want '$2', got '$3'"
-		fails=$((fails + 1))
-	fi
 }
 
 # a fake /sys/block: xvda, xvdb, xvdc with our driver's counters

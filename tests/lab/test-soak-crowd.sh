@@ -14,40 +14,23 @@
 #   migrate     move 2 is a crowd-migrate line
 #   stock       Debian's driver: judged without counters
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-sim=$(mktemp -d)
-trap 'rm -rf "$sim"' EXIT
-t=$sim/tmp sys=$sim/sys
-mkdir -p "$t" "$sys/xvda/xps"
-fails=0
-
-shells=(dash)
-if command -v busybox >/dev/null; then
-	mkdir -p "$sim/bb"
-	ln -s "$(command -v busybox)" "$sim/bb/awk"
-	shells+=(busybox)
-fi
-
-check() { # check NAME WANT GOT
-	if [ "$2" = "$3" ]; then
-		echo "PASS: lab/soak-crowd/$1"
-	else
-		echo "FAIL: lab/soak-crowd/$1 want '$2', got '$3'"
-		fails=$((fails + 1))
-	fi
-}
+shtest_area=soak-crowd
+# shellcheck source=tests/lab/lib/shtest.sh
+. "$(dirname "$0")/lib/shtest.sh"
+sys=$sim/sys
+mkdir -p "$sys/xvda/xps"
 
 # case SHELL NAME MOVE RESUMES ERRORS FAILS REF [STOCK]: the counters move
 # from resumes 3, errors 1, no failed run, to the given ones; REF: ok or
 # corrupt (the reference's fio); prints the judge's XPS-SOAK line and
 # its status
 judge() {
-	local sh=$1 path=$PATH
+	local sh path
+	shell_of "$1"
 	shift
 	rm -f "$t"/*
 	echo 3 >"$sys/xvda/xps/resumes"; echo 7 >"$sys/xvda/xps/requeued"; echo 1 >"$sys/xvda/xps/errors_io"
 	echo 5 >"$t/bfl-a.runs"
-	[ "$sh" != busybox ] || { sh="busybox sh" path=$sim/bb:$PATH; }
 	PATH=$path LAB_DIR=$here BFL_TMP=$t BFL_SYSBLOCK=$sys DOM=sk3 XPS_SCN_SOAK_GUESTS=8 $sh -c '
 		_sys=$BFL_SYSBLOCK _ref=$5
 		. "$LAB_DIR/scenarios/soak.sh"

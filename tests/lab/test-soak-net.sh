@@ -18,35 +18,16 @@
 #               ("per-packet grants: ..."): bad
 #   down-stock  Debian's frontend: no pool check, no grants line
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-sim=$(mktemp -d)
-trap 'rm -rf "$sim"' EXIT
-t=$sim/tmp
-mkdir -p "$t"
-fails=0
-
-shells=(dash)
-if command -v busybox >/dev/null; then
-	mkdir -p "$sim/bb"
-	ln -s "$(command -v busybox)" "$sim/bb/awk"
-	shells+=(busybox)
-fi
-
-check() { # check NAME WANT GOT
-	if [ "$2" = "$3" ]; then
-		echo "PASS: lab/soak-net/$1"
-	else
-		echo "FAIL: lab/soak-net/$1 want '$2', got '$3'"
-		fails=$((fails + 1))
-	fi
-}
+shtest_area=soak-net
+# shellcheck source=tests/lab/lib/shtest.sh
+. "$(dirname "$0")/lib/shtest.sh"
 
 # run SHELL SCRIPT: SCRIPT after soak.sh, in SHELL, with the fakes: each
 # nf_send or nf_recv takes the next exit from $sim/outcomes (the stop
 # file appears once they are used up); pools from $sim/pools
 run() {
-	local sh=$1 path=$PATH
-	[ "$sh" != busybox ] || { sh="busybox sh" path=$sim/bb:$PATH; }
+	local sh path
+	shell_of "$1"
 	PATH=$path LAB_DIR=$here BFL_TMP=$t SIM=$sim $sh -c '
 		. "$LAB_DIR/scenarios/soak.sh"
 		[ -z "${STOCK:-}" ] || NF_DRIVER=stock
