@@ -17,6 +17,9 @@
 #   down-grants ours with ours, the last reconnection mapped per packet
 #               ("per-packet grants: ..."): bad
 #   down-stock  Debian's frontend: no pool check, no grants line
+#   pools       soak_net_pools on a fake debugfs: every pool but the
+#               block frontend's, its live pages and its slots
+#   pools-gone  only the block frontend's left: none
 set -uo pipefail
 shtest_area=soak-net
 # shellcheck source=tests/lab/lib/shtest.sh
@@ -43,7 +46,7 @@ run() {
 		nf_send() { fake send; }
 		nf_recv() { fake recv; }
 		nf_unload() { _how=fake; }
-		soak_net_pools() { cat "$SIM/pools"; }
+		[ -n "${REAL_POOLS:-}" ] || soak_net_pools() { cat "$SIM/pools"; }
 		dmesg() { cat "$SIM/dmesg"; }
 		bf_step() { echo "STEP $1 $2"; }
 		'"$2" 2>&1
@@ -88,5 +91,19 @@ for sh in "${shells[@]}"; do
 		esac
 		check "$name ($sh)" "$want" "$got"
 	done
+done
+# pools: soak_net_pools reads a fake debugfs in one awk: the block
+# frontend's pools (xbf*) left out, every other with its pages_live and
+# slots; nothing when only the block frontend's are left
+gp=$sim/gp
+for sh in "${shells[@]}"; do
+	rm -rf "$gp"
+	mkdir -p "$gp/xbf-xvda" "$gp/xnf-vif-0-q0" "$gp/xnf-vif-0-q1"
+	printf 'slots 64\npages_live 64\n' >"$gp/xbf-xvda/stats"
+	printf 'grants_issued 9\nslots 512\nslots_free 500\npages_live 12\n' >"$gp/xnf-vif-0-q0/stats"
+	printf 'pages_live 0\nslots 3\n' >"$gp/xnf-vif-0-q1/stats"
+	check "pools ($sh)" "xnf-vif-0-q0:12/512 xnf-vif-0-q1:0/3 " "$(REAL_POOLS=1 run "$sh" "SOAK_GP_DEBUGFS=$gp; soak_net_pools")"
+	rm -r "$gp"/xnf-*
+	check "pools-gone ($sh)" "yes" "$(REAL_POOLS=1 run "$sh" "SOAK_GP_DEBUGFS=$gp; soak_net_pools_gone && echo yes")"
 done
 [ "$fails" = 0 ]

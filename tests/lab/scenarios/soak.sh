@@ -448,14 +448,23 @@ soak_net_loop() {
 }
 
 # soak_net_pools: the xen-grant-pool pools that are not the block
-# frontend's (xbf*), "NAME:PAGES/GRANTS ...", empty when none
+# frontend's (xbf*), "NAME:PAGES/GRANTS ...", empty when none; one awk
+# reads every pool's stats.  SOAK_GP_DEBUGFS: xen-grant-pool's debugfs
+# folder but in tests/lab/test-soak-net.sh.
+SOAK_GP_DEBUGFS=/sys/kernel/debug/xen-grant-pool
 soak_net_pools() {
-	for _pd in /sys/kernel/debug/xen-grant-pool/*/stats; do
-		[ -f "$_pd" ] || continue
-		_pn=${_pd%/stats} _pn=${_pn##*/}
-		case "$_pn" in xbf*) continue ;; esac
-		printf '%s:%s/%s ' "$_pn" "$(awk '$1 == "pages_live" { print $2 }' "$_pd")" "$(awk '$1 == "slots" { print $2 }' "$_pd")"
+	_fl=''
+	for _pd in "$SOAK_GP_DEBUGFS"/*/stats; do
+		case "$_pd" in */xbf*/stats) continue ;; esac
+		[ ! -f "$_pd" ] || _fl="$_fl $_pd"
 	done
+	[ -n "$_fl" ] || return 0
+	# shellcheck disable=SC2086 # word splitting intended: the file list
+	awk 'function out() { if (pn != "") printf "%s:%d/%d ", pn, p, g }
+		FNR == 1 { out(); pn = FILENAME; sub(/\/stats$/, "", pn); sub(/.*\//, "", pn); p = g = 0 }
+		$1 == "pages_live" { p = $2 }
+		$1 == "slots" { g = $2 }
+		END { out() }' $_fl </dev/null
 }
 
 soak_net_pools_gone() { [ -z "$(soak_net_pools)" ]; }
