@@ -27,12 +27,16 @@ shtest_area=bfl-loops
 # shellcheck source=tests/lab/lib/shtest.sh
 . "$(dirname "$0")/lib/shtest.sh"
 
-# run SHELL SCRIPT: SCRIPT after blkfront-life.sh, in SHELL
+# run SHELL SCRIPT: SCRIPT after blkfront-life.sh, in SHELL, with
+# bfl_lines KIND: how many lines the loops' bfl-TAG.KIND files hold,
+# counted per file (bfl_snap's reference)
 run() {
 	local sh path
 	shell_of "$1"
 	shift
-	PATH=$path LAB_DIR=$here BFL_TMP=$t $sh -c ". $here/scenarios/blkfront-life.sh; $1" 2>&1
+	PATH=$path LAB_DIR=$here BFL_TMP=$t $sh -c ". $here/scenarios/blkfront-life.sh
+		bfl_lines() { bfl_cat \"\$1\" | wc -l; }
+		$1" 2>&1
 }
 
 # a fake /sys/block: xvda, xvdb, xvdc with our driver's counters

@@ -415,9 +415,8 @@ bfl_ran_after() {
 	for _k in $BFL_TAGS; do [ "$(cat "$BFL_TMP/bfl-$_k.after" 2>/dev/null)" = "$1" ] || return 1; done
 }
 # bfl_cat KIND: every loop's bfl-TAG.KIND (fail, corrupt), one
-# after the other; bfl_lines KIND: how many lines they hold
+# after the other
 bfl_cat() { for _k in $BFL_TAGS; do cat "$BFL_TMP/bfl-$_k.$1" 2>/dev/null; done; }
-bfl_lines() { bfl_cat "$1" | wc -l; }
 # bfl_writes DISK: the writes DISK completed (the block layer's count,
 # which the stock driver's disks have too)
 bfl_writes() { awk '{ print $5 }' "/sys/block/$1/stat"; }
