@@ -8,8 +8,9 @@
 #               summed errors_*, each loop's runs and the .fail and
 #               .corrupt lines, as the helpers that forked per file did
 #   snap-stock  with Debian's driver (no counters): only the loops' counts
-#   snap-more   a loop of another tag in BFL_TAGS (soak's transfers, n):
-#               its runs, and its .fail and .corrupt lines in the sums
+#   snap-more   a scenario's own loop (BFL_MORE_TAG, soak's transfers,
+#               n): its runs as P_n_more, its .fail and .corrupt lines
+#               in the sums
 #   tags        bfl_set_disks: a loop's tag is its disk's letter
 #   killed      a run that bfl_loops_stop's SIGTERM ended (fio exits 128)
 #               is not counted as a failure, and the loop ends
@@ -67,8 +68,8 @@ for sh in "${shells[@]}"; do
 
 	# a scenario's own loop (soak's transfers, tag n) beside the fio ones
 	echo 5 >"$t/bfl-n.runs"; echo "run 4: rc=1" >"$t/bfl-n.fail"; echo 4 >"$t/bfl-n.corrupt"
-	got=$(run "$sh" "BFL_SYSBLOCK=$sys BF_STOCK=1; bfl_set_disks 'xvda xvdb xvdc'; BFL_TAGS=\"\$BFL_TAGS n\"; bfl_snap _s2")
-	check "snap-more ($sh)" "_s2_n_a=3 _s2_n_b=12 _s2_n_c=0 _s2_f=4 _s2_c=2 _s2_n_n=5" "$got"
+	got=$(run "$sh" "BFL_SYSBLOCK=$sys BF_STOCK=1; bfl_set_disks 'xvda xvdb xvdc'; BFL_MORE_TAG=n BFL_TAGS=\"\$BFL_TAGS n\"; bfl_snap _s2")
+	check "snap-more ($sh)" "_s2_n_a=3 _s2_n_b=12 _s2_n_c=0 _s2_f=4 _s2_c=2 _s2_n_more=5" "$got"
 	rm -f "$t"/bfl-n.*
 
 	got=$(run "$sh" "bfl_set_disks 'xvda xvdb'; echo \"\$BFL_TAGS\"; bfl_set_disks 'xvda xvdb xvdc'; echo \"\$BFL_TAGS\"")

@@ -529,9 +529,10 @@ bfl_loops_stop() {
 # with what followed up to hold-c, took 48-96 s, 2026-12-07), each name
 # beginning with P: for each disk of BFL_DISKS with our driver's
 # counters, P_r_DISK (resumes), P_q_DISK (requeued) and P_e_DISK (the
-# sum of its errors_*); for each loop a, b, c and any other of
-# BFL_TAGS, P_n_TAG (the runs it ended); P_f and P_c, the lines of the
-# loops' .fail and .corrupt files.  BFL_SYSBLOCK: /sys/block but in tests/lab/test-bfl-loops.sh.
+# sum of its errors_*); for each loop a, b, c, P_n_TAG (the runs it
+# ended), and P_n_more for BFL_MORE_TAG's; P_f and P_c, the lines of
+# the loops' .fail and .corrupt files (BFL_MORE_TAG's among them).
+# BFL_SYSBLOCK: /sys/block but in tests/lab/test-bfl-loops.sh.
 BFL_SYSBLOCK=/sys/block
 bfl_snap() {
 	_fl='' _sd=''
@@ -545,7 +546,7 @@ bfl_snap() {
 		done
 	done
 	# shellcheck disable=SC2086 # word splitting and globbing intended: the file list
-	awk -v pre="$1" -v disks="$_sd" -v tags="$BFL_TAGS" -v sb="$BFL_SYSBLOCK/" '
+	awk -v pre="$1" -v disks="$_sd" -v more="${BFL_MORE_TAG:-}" -v sb="$BFL_SYSBLOCK/" '
 		index(FILENAME, sb) == 1 {
 			# DISK/xps/KEY
 			split(substr(FILENAME, length(sb) + 1), p, "/")
@@ -562,9 +563,7 @@ bfl_snap() {
 			for (i = 1; i <= nd; i++)
 				printf "%s_r_%s=%d %s_q_%s=%d %s_e_%s=%d ", pre, d[i], r[d[i]], pre, d[i], q[d[i]], pre, d[i], e[d[i]]
 			printf "%s_n_a=%d %s_n_b=%d %s_n_c=%d %s_f=%d %s_c=%d", pre, n["a"], pre, n["b"], pre, n["c"], pre, f, pre, c
-			nt = split(tags, tg, " ")
-			for (i = 1; i <= nt; i++)
-				if (tg[i] !~ /^[abc]$/) printf " %s_n_%s=%d", pre, tg[i], n[tg[i]]
+			if (more != "") printf " %s_n_more=%d", pre, n[more]
 			printf "\n"
 		}' $_fl </dev/null
 }
@@ -662,7 +661,7 @@ bfl_move_one() {
 	esac
 	_id1=$(xenstore-read domid)
 	_dm=''
-	[ -z "${BFL_MORE_TAG:-}" ] || eval "_dm=\", $BFL_MORE_TAG=+\$((_s1_n_$BFL_MORE_TAG - _s0_n_$BFL_MORE_TAG))\""
+	[ -z "${BFL_MORE_TAG:-}" ] || _dm=", $BFL_MORE_TAG=+$((_s1_n_more - _s0_n_more))"
 	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$((_s1_n_a - _s0_n_a)) b=+$((_s1_n_b - _s0_n_b)) c=+$((_s1_n_c - _s0_n_c))$_dm; runs that did not verify $_corrupt; seconds: to the move's end $_tmv (hold-c $_thc, the move's rpc $_trq, its log $_tlog), then to a run after it $_tma;"
 	_bad='' _rp=0
 	# a move that worked gives the guest a new domain id
