@@ -65,11 +65,7 @@ NP_SCN=bench-netpairs
 NP_PAIRS=$(echo "$BP_PAIRS" | tr ' ' '\n' | sort -n | tail -n 1)
 NP_NF_DEFAULT=$(bp_nb "$(bp_first)")
 NP_NB_DEFAULT=$(bp_nb "$(bp_first)")
-if [ -f /xps/scenarios/netpairs.sh ]; then
-	. /xps/scenarios/netpairs.sh
-else
-	. "$LAB_DIR/scenarios/netpairs.sh"
-fi
+. "${LAB_DIR:-/xps}/scenarios/netpairs.sh"
 bench_netpairs_steps="cpu-selfcheck bind sweep"
 bench_netpairs_domus="pa1"
 bench_netpairs_selfcheck_domus="pa1"

@@ -103,11 +103,7 @@ BFL_XVDB=51728
 
 # The bf_* helpers (the host reads only the variables, but bfl_scenario
 # below switches drivers there too)
-if [ -f /xps/scenarios/blkfront.sh ]; then
-	. /xps/scenarios/blkfront.sh
-else
-	. "$LAB_DIR/scenarios/blkfront.sh"
-fi
+. "${LAB_DIR:-/xps}/scenarios/blkfront.sh"
 
 # bfl_scenario NAME STEPS [stock]: scenario NAME (migrate.sh, soak.sh) is
 # this one's domU with STEPS; with "stock", Debian's xen-blkfront (no

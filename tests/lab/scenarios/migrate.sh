@@ -29,11 +29,7 @@
 # xen-blkfront instead (the reference: it has no counters, so each
 # migration is judged by its loops, its reference data, the disks still
 # bound and the guest's new domain id).
-if [ -f /xps/scenarios/blkfront-life.sh ]; then
-	. /xps/scenarios/blkfront-life.sh
-else
-	. "$LAB_DIR/scenarios/blkfront-life.sh"
-fi
+. "${LAB_DIR:-/xps}/scenarios/blkfront-life.sh"
 bfl_scenario migrate "cpu-selfcheck load save-restore migrate detaches reload-load leaks" "${XPS_SCN_MIG_DRIVER:-ours}"
 # alone (2026-12-07): 403 s, save-restore 118 s, 3 migrations 152 s,
 # 2 detaches 67 s; the budget only catches a hang

@@ -14,11 +14,7 @@
 NF_SCN=netback NF_DEFAULT=ours NB_DEFAULT=ours
 # The guests carry the scenarios in /xps; the host (the judge reads the
 # steps) in the lab's own directory.
-if [ -f /xps/scenarios/netfront.sh ]; then
-	. /xps/scenarios/netfront.sh
-else
-	. "$LAB_DIR/scenarios/netfront.sh"
-fi
+. "${LAB_DIR:-/xps}/scenarios/netfront.sh"
 netback_steps=$netfront_steps
 # netfront.sh's budget: its steps and two more of about 20 s each
 # (netback measured: 448 s of scenario time, host otherwise idle)

@@ -36,11 +36,7 @@
 NP_SCN=${NP_SCN:-netpairs}
 NP_FN=$(echo "$NP_SCN" | tr - _)
 NF_SCN=$NP_SCN NF_DEFAULT=${NP_NF_DEFAULT:-ours} NB_DEFAULT=${NP_NB_DEFAULT:-ours}
-if [ -f /xps/scenarios/netfront.sh ]; then
-	. /xps/scenarios/netfront.sh
-else
-	. "$LAB_DIR/scenarios/netfront.sh"
-fi
+. "${LAB_DIR:-/xps}/scenarios/netfront.sh"
 netpairs_steps="cpu-selfcheck bind pairs1 pairs2 pairs4 backend clean dom0-clean"
 # dom0-init creates pa1; pa1, once its vif is up, has dom0 create the
 # other seven one after the other (np_spawn): created back to back beside

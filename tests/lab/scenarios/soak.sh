@@ -60,11 +60,7 @@
 # Debian's xen-blkfront (the reference row:
 # it has no counters, so a cycle is judged by its loops, the reference
 # data, the disks still bound and the guest's new domain id).
-if [ -f /xps/scenarios/blkfront-life.sh ]; then
-	. /xps/scenarios/blkfront-life.sh
-else
-	. "$LAB_DIR/scenarios/blkfront-life.sh"
-fi
+. "${LAB_DIR:-/xps}/scenarios/blkfront-life.sh"
 BFL_SAVES=${XPS_SCN_SOAK_SAVES:-50}
 BFL_MIGRATIONS=${XPS_SCN_SOAK_MIGRATIONS:-20}
 BFL_DETACHES=${XPS_SCN_SOAK_DETACHES:-20}
@@ -105,11 +101,7 @@ SOAK_NET=${XPS_SCN_SOAK_NET:-1}
 SOAK_NET_MB=${XPS_SCN_SOAK_NET_MB:-2}
 if [ "$SOAK_NET" = 1 ]; then
 	NF_SCN=soak NF_DEFAULT=${XPS_SCN_SOAK_DRIVER:-ours} NB_DEFAULT=${XPS_SCN_SOAK_DRIVER:-ours}
-	if [ -f /xps/scenarios/netfront.sh ]; then
-		. /xps/scenarios/netfront.sh
-	else
-		. "$LAB_DIR/scenarios/netfront.sh"
-	fi
+	. "${LAB_DIR:-/xps}/scenarios/netfront.sh"
 	soak_steps="$soak_steps net"
 	BFL_PLAN_MORE="${BFL_PLAN_MORE:+$BFL_PLAN_MORE }net=1"
 	BFL_MOVES_BEGIN=soak_net_up BFL_MOVES_END=soak_net_down
