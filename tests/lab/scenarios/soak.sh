@@ -30,10 +30,12 @@
 #   crowd-up    (bfl, before its load) every crowd domU loaded the
 #               driver and wrote its reference
 #   crowd-skK   (skK) while it waits, a 64 KB read of its disk every
-#               60 s answers; once bfl's domain is gone, dom0 takes
-#               the crowd domUs in turn: each starts a fio verify loop,
-#               and dom0 saves and restores it, then migrates it to
-#               localhost (SOAK_CROWD_MOVES); after each, the domU
+#               60 s answers; once bfl's moves, detaches and step net
+#               are done (its reloads move no domain) or its domain is
+#               gone, dom0 takes the crowd domUs in turn: each starts a
+#               fio verify loop, and dom0 saves and restores it, then
+#               migrates it to localhost (SOAK_CROWD_MOVES); after
+#               each, the domU
 #               judges itself as bfl's moves are judged (a resume on
 #               its disk, no error, a whole loop run after the move, the
 #               reference verifies; an XPS-SOAK crowd-saves or
@@ -109,8 +111,9 @@ if [ "$SOAK_NET" = 1 ]; then
 	. "${LAB_DIR:-/xps}/scenarios/netfront.sh"
 	soak_steps="$soak_steps net"
 	BFL_PLAN_MORE="${BFL_PLAN_MORE:+$BFL_PLAN_MORE }net=1"
-	BFL_MOVES_BEGIN=soak_net_up BFL_MOVES_END=soak_net_down
+	BFL_MOVES_BEGIN=soak_net_up
 fi
+BFL_MOVES_END=soak_moves_end
 # a crowd domU's loop (in its turn only, one at a time): 2 MB a run at
 # 1 MB/s, and its reference past the loop's 8 MB
 SOAK_LOOP="--bssplit=4k/50:64k/50 --size=2M --iodepth=4 --rate=1m"
@@ -118,7 +121,7 @@ SOAK_REF="--name=sref --filename=/dev/xvda --rw=randwrite --bssplit=4k/50:64k/50
 
 soak_dom0_prepare() {
 	blkfront_life_dom0_prepare || return 1
-	rm -f /run/xps/soak-up-*
+	rm -f /run/xps/soak-up-* /run/xps/soak-go
 	for _d in $soak_crowd; do
 		truncate -s 32M "/tmp/$_d.img" && _l=$(losetup -f --show "/tmp/$_d.img") || return 1
 		eval "SOAK_LOOP_$_d=\$_l"
@@ -160,17 +163,21 @@ soak_rpc() {
 	crowd-count) # "REPORTED OK": crowd domUs that said how their load went
 		RPC_REPLY="$(cat /run/xps/soak-up-* 2>/dev/null | wc -l) $(cat /run/xps/soak-up-* 2>/dev/null | grep -c '^ok')" ;;
 	crowd-poll) # NAME: "turn" while dom0's mover is at NAME (the
-		# mover starts once bfl's domain is gone: dom0-init says
-		# when), "stop" once it is done with NAME, else "wait"
+		# mover starts once bfl said crowd-go or its domain is gone:
+		# dom0-init says when), "stop" once it is done with NAME,
+		# else "wait"
 		RPC_REPLY='wait'
 		if [ -e "/run/xps/soak-stop-$3" ]; then
 			RPC_REPLY=stop
 		elif [ "$(cat /run/xps/soak-turn 2>/dev/null)" = "$3" ]; then
 			RPC_REPLY=turn
-		elif [ -e /run/xps/bfl.gone ]; then
+		elif [ -e /run/xps/soak-go ] || [ -e /run/xps/bfl.gone ]; then
 			# (its notes on dom0's console, as rpc_serve's own)
 			! mkdir /run/xps/soak-mover 2>/dev/null || soak_crowd_mover </dev/null &
 		fi ;;
+	crowd-go) # from bfl: its moves and detaches are done
+		touch /run/xps/soak-go
+		RPC_REPLY=ok ;;
 	crowd-ready) # NAME: its loop runs, the mover may move it
 		touch "/run/xps/soak-ready-$3"
 		RPC_REPLY=ok ;;
@@ -249,6 +256,15 @@ soak_domU() {
 		BFL_SCN=soak blkfront_life_domU ;;
 	*) soak_crowd_domU "$1" ;;
 	esac
+}
+
+# soak_moves_end: bfl, after its moves and detaches (BFL_MOVES_END):
+# step net, then dom0 may begin the crowd's turns: they overlap bfl's
+# reloads (each phase took about 11 minutes apart, 2026-12-07), which
+# move no domain; bfl's domain gone starts them too
+soak_moves_end() {
+	[ "$SOAK_NET" != 1 ] || soak_net_down
+	[ "$SOAK_CROWD" = 0 ] || rpc crowd-go >/dev/null
 }
 
 # soak_crowd_wait: bfl waits (up to 900 s) until every crowd domU has
