@@ -165,12 +165,14 @@ soak_rpc() {
 	crowd-poll) # NAME: "turn" while dom0's mover is at NAME (the
 		# mover starts once bfl said crowd-go or its domain is gone:
 		# dom0-init says when), "stop" once it is done with NAME,
-		# else "wait"
+		# "soon" while the mover is at another, else "wait"
 		RPC_REPLY='wait'
 		if [ -e "/run/xps/soak-stop-$3" ]; then
 			RPC_REPLY=stop
 		elif [ "$(cat /run/xps/soak-turn 2>/dev/null)" = "$3" ]; then
 			RPC_REPLY=turn
+		elif [ -d /run/xps/soak-mover ]; then
+			RPC_REPLY=soon
 		elif [ -e /run/xps/soak-go ] || [ -e /run/xps/bfl.gone ]; then
 			# (its notes on dom0's console, as rpc_serve's own)
 			! mkdir /run/xps/soak-mover 2>/dev/null || soak_crowd_mover </dev/null &
@@ -307,18 +309,21 @@ soak_crowd_domU() {
 	rm -f "$BFL_TMP/bfl.stop" "$BFL_TMP/bfl.moved" "$BFL_TMP"/bfl-a.*
 	rpc crowd-up "$1" ok >/dev/null
 	# until dom0 says stop, asked every 60 s while it waits (one 64 KB
-	# direct read of xvda each time, the disk answering), every 10 s in
-	# its turn: then its loop runs, and a new domain id is a move dom0
-	# made (a save, then a migration), judged once the loop ran a whole
-	# run after it.  (Loops in all seven beside bfl's moves made each
-	# of them take minutes, 2026-12-07.)
+	# direct read of xvda each time, the disk answering), every 10 s
+	# once dom0 moves the crowd ("soon": at 60 s, a domU found its turn
+	# up to 60 s late, turns 114-172 s apart for 98-132 s of work,
+	# 2026-12-07) and in its turn: then its loop
+	# runs, and a new domain id is a move dom0 made (a save, then a
+	# migration), judged once the loop ran a whole run after it.  (Loops
+	# in all seven beside bfl's moves made each of them take minutes,
+	# 2026-12-07.)
 	_id=$(xenstore-read domid) _mv=0 _mbad='' _lp='' _hb=0 _hbf=0 _t0=$(up)
 	while _pr=$(RPC_SLICE=5 rpc crowd-poll "$1") && [ "$_pr" != stop ] ||
 	      [ "$_pr" = rpc-timeout ]; do
 		if [ "$_pr" != turn ]; then
 			_hb=$((_hb + 1))
 			dd if=/dev/xvda of=/dev/null bs=64k count=1 skip=$((_hb % 400)) iflag=direct 2>/dev/null || _hbf=$((_hbf + 1))
-			sleep 60
+			case "$_pr" in soon) sleep 10 ;; *) sleep 60 ;; esac
 			continue
 		fi
 		if [ -z "$_lp" ]; then
