@@ -371,15 +371,13 @@ blkfront_life_rpc() {
 # BFL_TMP: /tmp in the domU, a scratch folder in
 # tests/lab/test-bfl-loops.sh (so two runs of it never share them).
 BFL_TMP=${BFL_TMP:-/tmp}
-# BFL_LOOP_MB: what a run of the xvda and xvdb loops writes and
-# verifies.  4 MB: at 8 MB, with three loops running, a run took about
-# 18 s here, and a save cycle, which waits for a whole run after the
-# move, about 95 s (2026-12-06).
-BFL_LOOP_MB=4
 bfl_loop() {
 	_n=0 _dk=$1 _tg=$2 _o0=$3 _vf=$4
 	shift 4
-	[ $# -gt 0 ] || set -- --bssplit=512/5:4k/35:16k/25:64k/20:256k/10:1m/5 --size="${BFL_LOOP_MB}M" --iodepth=16
+	# 4 MB a run: at 8 MB, with three loops running, a run took about
+	# 18 s here, and a save cycle, which waits for a whole run after the
+	# move, about 95 s (2026-12-06)
+	[ $# -gt 0 ] || set -- --bssplit=512/5:4k/35:16k/25:64k/20:256k/10:1m/5 --size=4M --iodepth=16
 	# The loops yield to the step's own shell: at nice 0 their fio
 	# processes (up to 7 on the domU's 2 vCPUs) left it waiting 48-96 s
 	# for a CPU to read its counters before a save, and 53-57 s to read

@@ -46,7 +46,7 @@
 # bfl against xen-netback-pgnt in dom0 (make soak-stock: Debian's
 # xen-netfront and xen-netback), and a loop of transfers with dom0
 # beside the fio loops through the moves and the detaches, each run
-# SOAK_NET_MB (1) MB each way with sha256 and size compared (netfront.sh's
+# SOAK_NET_MB (2) MB each way with sha256 and size compared (netfront.sh's
 # nf_send and nf_recv); a move is judged on it as on the fio loops (a
 # whole run after the move, no failed run, no corrupt one):
 #   net         (bfl, after the detaches) every run of the loop passed,
@@ -68,11 +68,6 @@ BFL_MIGRATIONS=${XPS_SCN_SOAK_MIGRATIONS:-20}
 BFL_DETACHES=${XPS_SCN_SOAK_DETACHES:-20}
 BFL_CYCLES=${XPS_SCN_SOAK_RELOADS:-100}
 BFL_POOLCHECK=1
-# 2 MB a run of xvda's and xvdb's loops (make check's scenarios: 4): a
-# move is judged once every loop ended a run that began after it, and
-# with 4 MB runs and the net loop beside them that wait was 25 of a save
-# cycle's 78 s (2026-12-07, one cycle)
-BFL_LOOP_MB=2
 bfl_scenario soak "cpu-selfcheck load saves migrate detaches reload-load leaks" "${XPS_SCN_SOAK_DRIVER:-ours}"
 ! bf_stock || BFL_CYCLES=0
 soak_lab_xen=shadow
@@ -105,7 +100,7 @@ soak_budget=$((soak_budget + SOAK_CROWD * 2 * 220))
 
 # ---- the net pair ------------------------------------------------------------
 SOAK_NET=${XPS_SCN_SOAK_NET:-1}
-SOAK_NET_MB=${XPS_SCN_SOAK_NET_MB:-1}
+SOAK_NET_MB=${XPS_SCN_SOAK_NET_MB:-2}
 if [ "$SOAK_NET" = 1 ]; then
 	NF_SCN=soak NF_DEFAULT=${XPS_SCN_SOAK_DRIVER:-ours} NB_DEFAULT=${XPS_SCN_SOAK_DRIVER:-ours}
 	. "${LAB_DIR:-/xps}/scenarios/netfront.sh"
