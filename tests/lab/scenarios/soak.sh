@@ -116,7 +116,7 @@ SOAK_REF="--name=sref --filename=/dev/xvda --rw=randwrite --bssplit=4k/50:64k/50
 
 soak_dom0_prepare() {
 	blkfront_life_dom0_prepare || return 1
-	rm -f /run/xps/soak-up-* /run/xps/soak-go
+	rm -f /run/xps/soak-up-*
 	for _d in $soak_crowd; do
 		truncate -s 32M "/tmp/$_d.img" && _l=$(losetup -f --show "/tmp/$_d.img") || return 1
 		eval "SOAK_LOOP_$_d=\$_l"
@@ -168,12 +168,11 @@ soak_rpc() {
 			RPC_REPLY=turn
 		elif [ -d /run/xps/soak-mover ]; then
 			RPC_REPLY=soon
-		elif [ -e /run/xps/soak-go ] || [ -e /run/xps/bfl.gone ]; then
-			# (its notes on dom0's console, as rpc_serve's own)
-			! mkdir /run/xps/soak-mover 2>/dev/null || soak_crowd_mover </dev/null &
+		elif [ -e /run/xps/bfl.gone ]; then
+			soak_mover_start
 		fi ;;
 	crowd-go) # from bfl: its moves and detaches are done
-		touch /run/xps/soak-go
+		soak_mover_start
 		RPC_REPLY=ok ;;
 	crowd-ready) # NAME: its loop runs, the mover may move it
 		touch "/run/xps/soak-ready-$3"
@@ -183,6 +182,12 @@ soak_rpc() {
 		RPC_REPLY=ok ;;
 	*) blkfront_life_rpc "$@" ;;
 	esac
+}
+
+# soak_mover_start: dom0, soak_crowd_mover in the background, once (its
+# notes on dom0's console, as rpc_serve's own)
+soak_mover_start() {
+	! mkdir /run/xps/soak-mover 2>/dev/null || soak_crowd_mover </dev/null &
 }
 
 # soak_crowd_mover: dom0, each crowd domU that loaded, in turn: its
