@@ -32,9 +32,10 @@
 #   make soak               xen-blkfront-64k and the net pair through 50
 #                           save/restores, 20 live migrations, 20
 #                           detach/attach cycles and 100 reloads with fio
-#                           verify and net transfers running, then seven
-#                           more guests moved in turn, in one lab boot
-#                           (hours); the table: build/soak-ours/soak.md
+#                           verify and net transfers running, and seven
+#                           more guests moved in turn from the reloads on,
+#                           in one lab boot (hours); the table:
+#                           build/soak-ours/soak.md
 #   make soak-stock         the same loops with Debian's drivers (no
 #                           reloads): the reference row
 #   make bench-tables       every report and plot of doc/bench-data/ again
