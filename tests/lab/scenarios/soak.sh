@@ -262,8 +262,10 @@ soak_domU() {
 
 # soak_moves_end: bfl, after its moves and detaches (BFL_MOVES_END):
 # step net, then dom0 may begin the crowd's turns: they overlap bfl's
-# reloads (each phase took about 11 minutes apart, 2026-12-07), which
-# move no domain; bfl's domain gone starts them too
+# reloads, which move no domain (apart, the crowd's turns took 631 s in
+# a short run, 2026-12-07; 100 reloads at the short runs' 5-10 s each
+# would take 8-17 minutes, an estimate no run has measured); bfl's
+# domain gone starts them too
 soak_moves_end() {
 	[ "$SOAK_NET" != 1 ] || soak_net_down
 	[ "$SOAK_CROWD" = 0 ] || rpc crowd-go >/dev/null
