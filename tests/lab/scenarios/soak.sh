@@ -34,11 +34,10 @@
 #               are done (its reloads move no domain) or its domain is
 #               gone, dom0 takes the crowd domUs in turn: each starts a
 #               fio verify loop, and dom0 saves and restores it, then
-#               migrates it to localhost (SOAK_CROWD_MOVES); after
-#               each, the domU
-#               judges itself as bfl's moves are judged (a resume on
-#               its disk, no error, a whole loop run after the move, the
-#               reference verifies; an XPS-SOAK crowd-saves or
+#               migrates it to localhost (SOAK_CROWD_MOVES); after each,
+#               the domU judges itself as bfl's moves are judged (a
+#               resume on its disk, no error, a whole loop run after the
+#               move, the reference verifies; an XPS-SOAK crowd-saves or
 #               crowd-migrate line); then its loop had no failed run,
 #               and ours: no error counted, unbound and rmmod'ed with no
 #               xen-grant-pool page or grant live
@@ -314,11 +313,10 @@ soak_crowd_domU() {
 	# direct read of xvda each time, the disk answering), every 10 s
 	# once dom0 moves the crowd ("soon": at 60 s, a domU found its turn
 	# up to 60 s late, turns 114-172 s apart for 98-132 s of work,
-	# 2026-12-07) and in its turn: then its loop
-	# runs, and a new domain id is a move dom0 made (a save, then a
-	# migration), judged once the loop ran a whole run after it.  (Loops
-	# in all seven beside bfl's moves made each of them take minutes,
-	# 2026-12-07.)
+	# 2026-12-07) and in its turn: then its loop runs, and a new domain
+	# id is a move dom0 made (a save, then a migration), judged once the
+	# loop ran a whole run after it.  (Loops in all seven beside bfl's
+	# moves made each of them take minutes, 2026-12-07.)
 	_id=$(xenstore-read domid) _mv=0 _mbad='' _lp='' _hb=0 _hbf=0 _t0=$(up)
 	while _pr=$(RPC_SLICE=5 rpc crowd-poll "$1") && [ "$_pr" != stop ] ||
 	      [ "$_pr" = rpc-timeout ]; do
