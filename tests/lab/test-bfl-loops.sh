@@ -30,7 +30,7 @@ shtest_area=bfl-loops
 
 # run SHELL SCRIPT: SCRIPT after blkfront-life.sh, in SHELL, with
 # bfl_lines KIND: how many lines the loops' bfl-TAG.KIND files hold,
-# counted per file (bfl_snap's reference)
+# all of them together (the sum bfl_snap's one awk must match)
 run() {
 	local sh path
 	shell_of "$1"
