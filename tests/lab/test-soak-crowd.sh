@@ -13,6 +13,17 @@
 #   corrupt     the reference did not verify: bad, corrupt=1
 #   migrate     move 2 is a crowd-migrate line
 #   stock       Debian's driver: judged without counters
+# and dom0's side of the crowd's turns (soak_rpc, soak_crowd_mover) in a
+# fake run folder (XPS_RUN), with xl's moves faked:
+#   poll-wait   no crowd-go yet, bfl still there: a poll answers wait
+#   go          crowd-go starts the mover once, however often it comes;
+#               then a domU not at its turn hears soon
+#   gone        bfl's domain gone: the first poll starts the mover
+#   turn-stop   turn at the domU the mover is at, stop once done with it
+#   count       crowd-count: how many reported, how many loaded
+#   mover       the mover takes each domU that loaded in turn, save then
+#               migrate, and tells every domU, loaded or not, to stop
+#   not-ready   a domU whose loop never starts is not moved, and stops
 set -uo pipefail
 shtest_area=soak-crowd
 # shellcheck source=tests/lab/lib/shtest.sh
@@ -50,6 +61,69 @@ judge() {
 		soak_crowd_judge "$1" 4 9 >"$BFL_TMP/judge.out"; _jr=$?; grep XPS-SOAK "$BFL_TMP/judge.out"; echo "rc=$_jr"
 	' sh "$@" 2>&1 | tr '\n' ' '
 }
+
+# proto SHELL PREP CALL...: soak_rpc from domain 5 for each CALL
+# ("crowd-poll sk1"), in a run folder PREP set up (shell code, in it),
+# the mover faked (it notes it started); prints the replies and how
+# often the mover started
+proto() {
+	local sh path
+	shell_of "$1"
+	shift
+	rm -rf "$sim/run"; mkdir -p "$sim/run"
+	PATH=$path LAB_DIR=$here BFL_TMP=$t XPS_RUN=$sim/run XPS_SCN_SOAK_GUESTS=8 timeout 20 $sh -c '
+		. "$LAB_DIR/scenarios/soak.sh"
+		soak_crowd_mover() { echo started >>"$SOAK_RUN/mover.log"; }
+		(cd "$SOAK_RUN" && eval "$1")
+		shift
+		for _c in "$@"; do
+			RPC_REPLY=""
+			soak_rpc 5 $_c; wait
+			printf "%s " "$RPC_REPLY"
+		done
+		echo "movers=$(cat "$SOAK_RUN/mover.log" 2>/dev/null | wc -l)"
+	' sh "$@" 2>&1
+}
+
+# mover SHELL PREP: soak_crowd_mover over sk1..sk3 in a run folder PREP
+# set up; a move is noted and the domU judges it at once; prints the
+# moves, its notes and the domUs told to stop
+mover() {
+	local sh path
+	shell_of "$1"
+	shift
+	rm -rf "$sim/run"; mkdir -p "$sim/run"
+	PATH=$path LAB_DIR=$here BFL_TMP=$t XPS_RUN=$sim/run XPS_SCN_SOAK_GUESTS=4 timeout 20 $sh -c '
+		. "$LAB_DIR/scenarios/soak.sh"
+		up() { echo 0; }
+		since() { echo "$SINCE"; }
+		sleep() { :; }
+		soak_crowd_move() {
+			echo "$1:$2" >>"$SOAK_RUN/moves"
+			grep -c "^$1:" "$SOAK_RUN/moves" >"$SOAK_RUN/soak-settled-$1"
+		}
+		(cd "$SOAK_RUN" && eval "$1")
+		soak_crowd_mover
+		cat "$SOAK_RUN/moves" 2>/dev/null
+		echo "turn=$(cat "$SOAK_RUN/soak-turn") stop:"; cd "$SOAK_RUN" && ls soak-stop-*
+	' sh "$@" 2>&1 | tr '\n' ' '
+}
+
+for sh in "${shells[@]}"; do
+	check "poll-wait ($sh)" "wait movers=0" "$(proto "$sh" '' 'crowd-poll sk1')"
+	check "go ($sh)" "wait ok soon ok soon movers=1" \
+		"$(proto "$sh" '' 'crowd-poll sk1' crowd-go 'crowd-poll sk1' crowd-go 'crowd-poll sk2')"
+	check "gone ($sh)" "wait soon movers=1" "$(proto "$sh" 'touch bfl.gone' 'crowd-poll sk1' 'crowd-poll sk1')"
+	check "turn-stop ($sh)" "stop turn soon movers=0" \
+		"$(proto "$sh" 'mkdir soak-mover; echo sk2 >soak-turn; touch soak-stop-sk1' \
+			'crowd-poll sk1' 'crowd-poll sk2' 'crowd-poll sk3')"
+	check "count ($sh)" "ok ok 2 1 ok 2 1 movers=0" \
+		"$(proto "$sh" '' 'crowd-up sk1 ok' 'crowd-up sk2 failed' crowd-count 'crowd-up sk1 ok' crowd-count)"
+	check "mover ($sh)" "sk1:save-restore sk1:migrate sk3:save-restore sk3:migrate turn=sk3 stop: soak-stop-sk1 soak-stop-sk2 soak-stop-sk3 " \
+		"$(SINCE=0 mover "$sh" 'echo ok >soak-up-sk1; echo failed >soak-up-sk2; echo ok >soak-up-sk3; touch soak-ready-sk1 soak-ready-sk3')"
+	check "not-ready ($sh)" "xps: sk1: its loop not running after 600 s; not moved turn=sk1 stop: soak-stop-sk1 soak-stop-sk2 soak-stop-sk3 " \
+		"$(SINCE=600 mover "$sh" 'echo ok >soak-up-sk1')"
+done
 
 for sh in "${shells[@]}"; do
 	check "ok ($sh)" "XPS-SOAK crowd-saves 3 ok 0 corrupt=0 hang=0 rc=0 " "$(judge "$sh" 1 4 1 0 ok)"

@@ -67,6 +67,9 @@ BFL_MIGRATIONS=${XPS_SCN_SOAK_MIGRATIONS:-20}
 BFL_DETACHES=${XPS_SCN_SOAK_DETACHES:-20}
 BFL_CYCLES=${XPS_SCN_SOAK_RELOADS:-100}
 BFL_POOLCHECK=1
+# dom0's run folder: /run/xps, where dom0-init and blkfront-life keep
+# theirs (a host test sets XPS_RUN, as for lib.sh's rpc_serve)
+SOAK_RUN=${XPS_RUN:-/run/xps}
 bfl_scenario soak "cpu-selfcheck load saves migrate detaches reload-load leaks" "${XPS_SCN_SOAK_DRIVER:-ours}"
 ! bf_stock || BFL_CYCLES=0
 soak_lab_xen=shadow
@@ -115,7 +118,7 @@ SOAK_REF="--name=sref --filename=/dev/xvda --rw=randwrite --bssplit=4k/50:64k/50
 
 soak_dom0_prepare() {
 	blkfront_life_dom0_prepare || return 1
-	rm -f /run/xps/soak-up-*
+	rm -f "$SOAK_RUN"/soak-up-*
 	for _d in $soak_crowd; do
 		truncate -s 32M "/tmp/$_d.img" && _l=$(losetup -f --show "/tmp/$_d.img") || return 1
 		eval "SOAK_LOOP_$_d=\$_l"
@@ -152,32 +155,32 @@ soak_rpc() {
 	# (the crowd domUs name themselves: an xl domname for each of
 	# seven polls would cost the busiest domain's CPU)
 	crowd-up) # NAME ok|failed: a crowd domU's load
-		echo "$4" >"/run/xps/soak-up-$3"
+		echo "$4" >"$SOAK_RUN/soak-up-$3"
 		RPC_REPLY=ok ;;
 	crowd-count) # "REPORTED OK": crowd domUs that said how their load went
-		RPC_REPLY="$(cat /run/xps/soak-up-* 2>/dev/null | wc -l) $(cat /run/xps/soak-up-* 2>/dev/null | grep -c '^ok')" ;;
+		RPC_REPLY="$(cat "$SOAK_RUN"/soak-up-* 2>/dev/null | wc -l) $(cat "$SOAK_RUN"/soak-up-* 2>/dev/null | grep -c '^ok')" ;;
 	crowd-poll) # NAME: "turn" while dom0's mover is at NAME (the
 		# mover starts once bfl said crowd-go or its domain is gone:
 		# dom0-init says when), "stop" once it is done with NAME,
 		# "soon" while the mover is at another, else "wait"
 		RPC_REPLY='wait'
-		if [ -e "/run/xps/soak-stop-$3" ]; then
+		if [ -e "$SOAK_RUN/soak-stop-$3" ]; then
 			RPC_REPLY=stop
-		elif [ "$(cat /run/xps/soak-turn 2>/dev/null)" = "$3" ]; then
+		elif [ "$(cat "$SOAK_RUN"/soak-turn 2>/dev/null)" = "$3" ]; then
 			RPC_REPLY=turn
-		elif [ -d /run/xps/soak-mover ]; then
+		elif [ -d "$SOAK_RUN"/soak-mover ]; then
 			RPC_REPLY=soon
-		elif [ -e /run/xps/bfl.gone ]; then
+		elif [ -e "$SOAK_RUN"/bfl.gone ]; then
 			soak_mover_start
 		fi ;;
 	crowd-go) # from bfl: its moves and detaches are done
 		soak_mover_start
 		RPC_REPLY=ok ;;
 	crowd-ready) # NAME: its loop runs, the mover may move it
-		touch "/run/xps/soak-ready-$3"
+		touch "$SOAK_RUN/soak-ready-$3"
 		RPC_REPLY=ok ;;
 	crowd-settled) # NAME N: the domU judged its move N
-		echo "$4" >"/run/xps/soak-settled-$3"
+		echo "$4" >"$SOAK_RUN/soak-settled-$3"
 		RPC_REPLY=ok ;;
 	*) blkfront_life_rpc "$@" ;;
 	esac
@@ -186,7 +189,7 @@ soak_rpc() {
 # soak_mover_start: dom0, soak_crowd_mover in the background, once (its
 # notes on dom0's console, as rpc_serve's own)
 soak_mover_start() {
-	! mkdir /run/xps/soak-mover 2>/dev/null || soak_crowd_mover </dev/null &
+	! mkdir "$SOAK_RUN"/soak-mover 2>/dev/null || soak_crowd_mover </dev/null &
 }
 
 # soak_crowd_mover: dom0, each crowd domU that loaded, in turn: its
@@ -197,22 +200,22 @@ soak_crowd_mover() {
 	for _cd in $soak_crowd; do
 		_cm=0
 		# (a domU whose load failed has stopped asking)
-		grep -q '^ok' "/run/xps/soak-up-$_cd" 2>/dev/null || { touch "/run/xps/soak-stop-$_cd"; continue; }
-		echo "$_cd" >/run/xps/soak-turn
+		grep -q '^ok' "$SOAK_RUN/soak-up-$_cd" 2>/dev/null || { touch "$SOAK_RUN/soak-stop-$_cd"; continue; }
+		echo "$_cd" >"$SOAK_RUN/soak-turn"
 		_ct=$(up)
-		until [ -e "/run/xps/soak-ready-$_cd" ] || [ "$(since "$_ct")" -ge 600 ]; do sleep 5; done
-		if [ ! -e "/run/xps/soak-ready-$_cd" ]; then
+		until [ -e "$SOAK_RUN/soak-ready-$_cd" ] || [ "$(since "$_ct")" -ge 600 ]; do sleep 5; done
+		if [ ! -e "$SOAK_RUN/soak-ready-$_cd" ]; then
 			echo "xps: $_cd: its loop not running after 600 s; not moved"
 		else
 			for _cc in $SOAK_CROWD_MOVES; do
 				_cm=$((_cm + 1))
 				soak_crowd_move "$_cd" "$_cc"
 				_ct=$(up)
-				until [ "$(cat "/run/xps/soak-settled-$_cd" 2>/dev/null)" = "$_cm" ] ||
+				until [ "$(cat "$SOAK_RUN/soak-settled-$_cd" 2>/dev/null)" = "$_cm" ] ||
 				      [ "$(since "$_ct")" -ge 600 ]; do sleep 5; done
 			done
 		fi
-		touch "/run/xps/soak-stop-$_cd"
+		touch "$SOAK_RUN/soak-stop-$_cd"
 	done
 }
 
@@ -221,33 +224,33 @@ soak_crowd_mover() {
 # followed
 soak_crowd_move() {
 	_cid=$(xl domid "$1") || return 1
-	touch "/run/xps/$1.busy"
+	touch "$SOAK_RUN/$1.busy"
 	_t=$(up)
 	case "$2" in
 	save-restore)
-		if xl save "$1" "/tmp/$1.chk" >"/run/xps/$1-xl.log" 2>&1 &&
-		   xl restore "/tmp/$1.chk" >>"/run/xps/$1-xl.log" 2>&1; then
+		if xl save "$1" "/tmp/$1.chk" >"$SOAK_RUN/$1-xl.log" 2>&1 &&
+		   xl restore "/tmp/$1.chk" >>"$SOAK_RUN/$1-xl.log" 2>&1; then
 			_cr=ok
 		else
-			_cr="error: $(tail -n 3 "/run/xps/$1-xl.log" | tr '\n' ' ')"
+			_cr="error: $(tail -n 3 "$SOAK_RUN/$1-xl.log" | tr '\n' ' ')"
 		fi
 		rm -f "/tmp/$1.chk" ;;
 	migrate)
-		if xl migrate -s "" "$1" "xl migrate-receive" >"/run/xps/$1-xl.log" 2>&1; then
+		if xl migrate -s "" "$1" "xl migrate-receive" >"$SOAK_RUN/$1-xl.log" 2>&1; then
 			_cr=ok
 		else
-			_cr="error: $(grep -iE 'error|fail' "/run/xps/$1-xl.log" | head -n 3 | tr '\n' ' ')"
+			_cr="error: $(grep -iE 'error|fail' "$SOAK_RUN/$1-xl.log" | head -n 3 | tr '\n' ' ')"
 		fi ;;
 	esac
 	_cn=$(xl domid "$1" 2>/dev/null)
 	echo "xps: $1: crowd $2: $_cr in $(since "$_t")s; domain ${_cid} -> ${_cn:-none}"
 	for _f in /var/log/xen/console/guest-"$1"--*.log; do
-		[ -f "$_f" ] && [ ! -e "/run/xps/$1.tail-${_f##*--}" ] && bfl_tail "$1" "$_f"
+		[ -f "$_f" ] && [ ! -e "$SOAK_RUN/$1.tail-${_f##*--}" ] && bfl_tail "$1" "$_f"
 	done
 	if [ -n "$_cn" ] && [ "$_cn" != "$_cid" ]; then
 		rpc_serve "$_cn" soak &
 	fi
-	rm -f "/run/xps/$1.busy"
+	rm -f "$SOAK_RUN/$1.busy"
 }
 
 soak_domU() {
