@@ -36,14 +36,29 @@ for p in "$root"/compat/probes/*.c; do
 	probes+=("$n")
 done
 
+# The baseline: a file any kernel compiles.  If it fails, the headers or
+# the compiler cannot build a module at all, and every probe would fail
+# with it: say that, not that the kernel lacks every feature.
+printf '// SPDX-License-Identifier: GPL-2.0\n#include <linux/module.h>\nMODULE_LICENSE("GPL");\n' \
+	> "$work/xps_baseline.c"
+
 {
-	echo "obj-m += ${probes[*]/%/.o}"
+	echo "obj-m += xps_baseline.o ${probes[*]/%/.o}"
 	echo "ccflags-y += -Werror"
 } > "$work/Kbuild"
 
-# -k: a failing probe is an answer, not an error.
-make -k -j"${XPS_JOBS:-2}" -C "$kdir" M="$work" "${probes[@]/%/.o}" \
+# -k: a failing probe is an answer, not an error.  W= : a probe asks
+# whether an API exists, so the extra warnings of a W=1 build (which
+# make passes down in MAKEFLAGS) must not turn a present API into a
+# missing one.
+make -k -j"${XPS_JOBS:-2}" -C "$kdir" M="$work" W= xps_baseline.o "${probes[@]/%/.o}" \
 	> "$work/probe.log" 2>&1 || true
+if [ ! -f "$work/xps_baseline.o" ]; then
+	echo "error: the kernel headers in $kdir ($krel) cannot build a module here;" \
+		"no feature was probed.  The build said:" >&2
+	grep -v '^make' "$work/probe.log" | head -n 12 >&2
+	exit 1
+fi
 
 mkdir -p "$out"
 tmp="$out/xps_config.h.tmp"
