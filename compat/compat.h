@@ -10,8 +10,9 @@
  * scripts/compat-probe.sh), which yields HAVE_<NAME> in xps_config.h.
  * Where an older kernel lacks a feature, the shim for it goes below,
  * next to its probe's name. The suite supports Linux 6.1 and later
- * (tested: Debian's 6.1 and 6.12); older kernels are refused by the
- * probe script rather than failing somewhere deep in a driver.
+ * (built: Debian's 6.1, 6.12 and 7.2; booted: 6.1); older kernels are
+ * refused by the probe script rather than failing somewhere deep in a
+ * driver.
  */
 #ifndef XPS_COMPAT_H
 #define XPS_COMPAT_H
@@ -23,6 +24,17 @@
  * bare "make -C $KDIR M=$PWD".
  */
 #include <xps_config.h>
+
+/*
+ * The kernel headers this file reads come before the driver's first
+ * line, so a pr_fmt defined there would come too late (and printk.h's
+ * default would already stand): every object gets the suite's usual
+ * "module: " prefix from here.  A driver that defines the same again
+ * changes nothing.
+ */
+#ifndef pr_fmt
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#endif
 
 /*
  * HAVE_XEN_ALLOC_UNPOPULATED_PAGES: no shim. Every supported kernel has it;
@@ -45,6 +57,50 @@
 #define xps_uevent_const
 #endif
 
+/*
+ * HAVE_XENBUS_READ_DRIVER_STATE_DEV (after 6.12): drivers write
+ * xenbus_read_driver_state(dev, path); older kernels read the path alone.
+ * xenbus.h is read here, so its declaration comes before the name is
+ * taken over, and the driver's own #include of it is a no-op.
+ */
+#ifndef HAVE_XENBUS_READ_DRIVER_STATE_DEV
+#include <xen/xenbus.h>
+
+static inline enum xenbus_state
+xps_xenbus_read_driver_state(const struct xenbus_device *dev, const char *path)
+{
+	return xenbus_read_driver_state(path);
+}
+
+#define xenbus_read_driver_state xps_xenbus_read_driver_state
+#endif
+
+/* ------------------------------------------------------------ timers */
+/* HAVE_TIMER_CONTAINER_OF (6.16): from_timer()'s new name. */
+#ifndef HAVE_TIMER_CONTAINER_OF
+#define timer_container_of(var, timer, field) from_timer(var, timer, field)
+#endif
+
+/* ---------------------------------------------------------------- mm */
+/*
+ * HAVE_NTH_PAGE: 6.18 removed nth_page(), since a folio (so a bio_vec's
+ * pages) no longer spans memory sections: its pages are consecutive
+ * struct pages there.  Drivers keep writing nth_page(), which older
+ * kernels need where the memmap is not virtually contiguous.
+ */
+#ifndef HAVE_NTH_PAGE
+#define nth_page(page, n) ((page) + (n))
+#endif
+
+/* ----------------------------------------------------------- netdev */
+/*
+ * HAVE_NETDEV_NAPI_THREADED (after 6.12): dev_set_threaded() takes an
+ * enum netdev_napi_threaded; older kernels take a bool.
+ */
+#ifndef HAVE_NETDEV_NAPI_THREADED
+#define NETDEV_NAPI_THREADED_ENABLED true
+#endif
+
 /* ------------------------------------------------------------ block */
 /*
  * Only objects built with -DXPS_BLOCK (src/blkfront/Kbuild) see this
@@ -62,14 +118,6 @@
  * max_segment_size, discard and secure erase limits.
  */
 #ifdef XPS_BLOCK
-/*
- * The headers below are read before the driver's first line, so a
- * pr_fmt defined there would come too late: block drivers get the
- * suite's usual "module: " prefix from here.
- */
-#ifndef pr_fmt
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-#endif
 #include <linux/err.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -121,6 +169,22 @@ xps_blk_mq_alloc_disk(struct blk_mq_tag_set *set, struct queue_limits *lim,
 }
 
 /*
+ * HAVE_BLK_MQ_F_SHOULD_MERGE (until 6.13): those kernels merge bios
+ * only for a tag set that asks, with BLK_MQ_F_SHOULD_MERGE; since 6.14
+ * every one does.  Drivers call blk_mq_alloc_tag_set() without it; on
+ * the old kernels the flag is added here.
+ */
+#ifdef HAVE_BLK_MQ_F_SHOULD_MERGE
+static inline int xps_blk_mq_alloc_tag_set(struct blk_mq_tag_set *set)
+{
+	set->flags |= BLK_MQ_F_SHOULD_MERGE;
+	return blk_mq_alloc_tag_set(set);
+}
+
+#define blk_mq_alloc_tag_set xps_blk_mq_alloc_tag_set
+#endif
+
+/*
  * Switch the disk's volatile write cache (flushes) on or off after it was
  * allocated: off when the backend shows that it cannot flush, back on if
  * a later backend can.  Process context.  The queue is not frozen: a
@@ -156,9 +220,6 @@ static inline int xps_blk_set_write_cache(struct gendisk *disk, bool on)
  * ethtool_ops.  The stand-in struct carries the fields those kernels had.
  */
 #ifdef XPS_NET
-#ifndef pr_fmt
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-#endif
 #include <linux/ethtool.h>
 
 #ifdef HAVE_ETHTOOL_RXFH_PARAM

@@ -227,13 +227,13 @@ static void xbf_disconnect_backend(struct xbf_info *info)
 	enum xenbus_state st;
 	unsigned long end;
 
-	st = xenbus_read_driver_state(dev->otherend);
+	st = xenbus_read_driver_state(dev, dev->otherend);
 	if (st == XenbusStateClosed || st == XenbusStateUnknown)
 		return;
 	xenbus_switch_state(dev, XenbusStateClosing);
 	end = jiffies + 2 * HZ;
 	do {
-		st = xenbus_read_driver_state(dev->otherend);
+		st = xenbus_read_driver_state(dev, dev->otherend);
 		if (st >= XenbusStateClosing || st == XenbusStateUnknown)
 			break;
 		msleep(20);
@@ -241,7 +241,7 @@ static void xbf_disconnect_backend(struct xbf_info *info)
 	xenbus_switch_state(dev, XenbusStateClosed);
 	end = jiffies + 5 * HZ;
 	do {
-		st = xenbus_read_driver_state(dev->otherend);
+		st = xenbus_read_driver_state(dev, dev->otherend);
 		if (st == XenbusStateClosed || st == XenbusStateUnknown)
 			return;
 		msleep(20);

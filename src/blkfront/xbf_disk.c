@@ -307,7 +307,6 @@ int xbf_alloc_disk(struct xbf_info *info)
 	info->tag_set.nr_hw_queues = info->nr_hw;
 	info->tag_set.queue_depth = info->depth;
 	info->tag_set.numa_node = NUMA_NO_NODE;
-	info->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
 	info->tag_set.cmd_size = sizeof(struct xbf_rq) +
 				 info->slots_per_rq * sizeof(struct xgp_slot *) +
 				 info->max_segs * sizeof(struct xbf_seg);

@@ -837,7 +837,7 @@ static int xnb_create_netdev(struct xenbus_device *xbdev,
 	/* the queues' NAPI instances, added at connect, inherit it */
 	if (READ_ONCE(xnb_threaded_napi)) {
 		rtnl_lock();
-		err = dev_set_threaded(dev, true);
+		err = dev_set_threaded(dev, NETDEV_NAPI_THREADED_ENABLED);
 		rtnl_unlock();
 		if (err)
 			netdev_warn(dev, "threaded NAPI refused (%d): softirq polling\n",

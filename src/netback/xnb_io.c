@@ -544,7 +544,7 @@ static bool xnb_rx_work(struct xnb_queue *q)
 
 static void xnb_rx_drain_timer(struct timer_list *t)
 {
-	struct xnb_queue *q = from_timer(q, t, rx_drain);
+	struct xnb_queue *q = timer_container_of(q, t, rx_drain);
 
 	napi_schedule(&q->napi);
 }
@@ -553,7 +553,7 @@ static void xnb_rx_drain_timer(struct timer_list *t)
 
 static void xnb_credit_timer(struct timer_list *t)
 {
-	struct xnb_queue *q = from_timer(q, t, credit_timeout);
+	struct xnb_queue *q = timer_container_of(q, t, credit_timeout);
 
 	WRITE_ONCE(q->credit_stalled, false);
 	napi_schedule(&q->napi);
@@ -966,8 +966,8 @@ void xnb_queue_stop_io(struct xnb_queue *q)
 	if (!q->napi_added)
 		return;
 	napi_disable(&q->napi);
-	del_timer_sync(&q->rx_drain);
-	del_timer_sync(&q->credit_timeout);
+	timer_delete_sync(&q->rx_drain);
+	timer_delete_sync(&q->credit_timeout);
 	netif_napi_del(&q->napi);
 	q->napi_added = false;
 	skb_queue_purge(&q->rx_queue);

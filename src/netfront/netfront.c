@@ -873,7 +873,7 @@ static bool xnf_wait_backend(struct xenbus_device *dev, unsigned int mask,
 
 	/* the otherend watch is gone by remove(): poll */
 	for (;;) {
-		if (mask & BIT(xenbus_read_driver_state(dev->otherend)))
+		if (mask & BIT(xenbus_read_driver_state(dev, dev->otherend)))
 			return true;
 		if (time_after(jiffies, end))
 			return false;

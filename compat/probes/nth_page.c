@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HAVE_NTH_PAGE
+ *
+ * An old API: nth_page(page, n), the n-th page after page where the
+ * memmap need not be virtually contiguous.  6.18 removed it: a folio no
+ * longer spans memory sections, so the pages of one bio_vec are
+ * consecutive struct pages.
+ */
+#include <linux/mm.h>
+
+#ifndef nth_page
+#error "no nth_page()"
+#endif
