@@ -76,16 +76,16 @@ xps_xenbus_read_driver_state(const struct xenbus_device *dev, const char *path)
 #endif
 
 /* ------------------------------------------------------------ timers */
-/* HAVE_TIMER_CONTAINER_OF (6.16): from_timer()'s new name. */
+/* HAVE_TIMER_CONTAINER_OF (after 6.12): from_timer()'s new name. */
 #ifndef HAVE_TIMER_CONTAINER_OF
 #define timer_container_of(var, timer, field) from_timer(var, timer, field)
 #endif
 
 /* ---------------------------------------------------------------- mm */
 /*
- * HAVE_NTH_PAGE: 6.18 removed nth_page(), since a folio (so a bio_vec's
- * pages) no longer spans memory sections: its pages are consecutive
- * struct pages there.  Drivers keep writing nth_page(), which older
+ * HAVE_NTH_PAGE: kernels after 6.12 removed nth_page(), since there a
+ * folio (so a bio_vec's pages) never spans memory sections: its pages
+ * are consecutive struct pages.  Drivers keep writing nth_page(), which older
  * kernels need where the memmap is not virtually contiguous.
  */
 #ifndef HAVE_NTH_PAGE
@@ -169,9 +169,9 @@ xps_blk_mq_alloc_disk(struct blk_mq_tag_set *set, struct queue_limits *lim,
 }
 
 /*
- * HAVE_BLK_MQ_F_SHOULD_MERGE (until 6.13): those kernels merge bios
- * only for a tag set that asks, with BLK_MQ_F_SHOULD_MERGE; since 6.14
- * every one does.  Drivers call blk_mq_alloc_tag_set() without it; on
+ * HAVE_BLK_MQ_F_SHOULD_MERGE (6.1, 6.12): those kernels merge bios
+ * only for a tag set that asks, with BLK_MQ_F_SHOULD_MERGE; later ones
+ * (7.2) merge for every tag set.  Drivers call blk_mq_alloc_tag_set() without it; on
  * the old kernels the flag is added here.
  */
 #ifdef HAVE_BLK_MQ_F_SHOULD_MERGE

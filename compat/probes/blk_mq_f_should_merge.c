@@ -2,9 +2,10 @@
 /*
  * HAVE_BLK_MQ_F_SHOULD_MERGE
  *
- * An old API: until 6.13 a blk-mq driver asked for bio merging with
- * BLK_MQ_F_SHOULD_MERGE in its tag set's flags; 6.14 made merging the
- * default and removed the flag.
+ * An old API: a blk-mq driver asked for bio merging with
+ * BLK_MQ_F_SHOULD_MERGE in its tag set's flags (6.1 and 6.12 still do);
+ * later kernels merge for every tag set and have no such flag (Debian's
+ * 7.2 headers).
  */
 #include <linux/blk-mq.h>
 

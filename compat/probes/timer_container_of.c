@@ -2,8 +2,8 @@
 /*
  * HAVE_TIMER_CONTAINER_OF
  *
- * 6.16: from_timer() was renamed timer_container_of() (and the old name
- * later removed).
+ * After 6.12: from_timer() was renamed timer_container_of(), and
+ * Debian's 7.2 headers have only the new name.
  */
 #include <linux/timer.h>
 
