@@ -73,6 +73,7 @@ run_step() {
 		tests/lab/test-soak-crowd.sh || r=1
 		tests/lab/test-soak-net.sh || r=1
 		tests/build/test-compat-probe.sh || r=1
+		tests/build/test-dkms-conf.sh || r=1
 		return $r ;;
 	style)	scripts/style.sh ;;
 	w1)	make -s compat KDIR="$(lab_kdir)" && scripts/kbuild-check.sh w1 "$(lab_kdir)" ;;
