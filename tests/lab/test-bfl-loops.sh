@@ -23,6 +23,9 @@
 #               only when both did), and a failed reload fails saves
 #               and migrate saying so (before 0ed4e1d both cases ran the
 #               moves with round 2's parameters: this check failed)
+#   move        bfl_move_one judges a move bad, and a hang, when a loop
+#               ended no run begun after it within the wait (before the
+#               fix the move passed: move-no-run-after failed)
 set -uo pipefail
 shtest_area=bfl-loops
 # shellcheck source=tests/lab/lib/shtest.sh
@@ -128,6 +131,45 @@ $nodisk" "none-ran:x:0:$nodisk"; do
 		got=$(run "$sh" "$fake
 			bfl_moves $ok")
 		check "moves ($sh, $name)" "${rest#*:}" "$got"
+	done
+
+	# bfl_move_one with fake rpc, xenstore and fio, on a copy of the
+	# fake /sys/block: a migration that worked (new domain id, one
+	# resume a disk, the reference verifies); AFTER: the loops that then
+	# ended a run begun after it (before the fix, none but a was judged
+	# fine: move-no-run-after failed)
+	fake='BFL_SYSBLOCK='"$sim"'/msys
+	up() { echo 0; }
+	since() { echo 0; }
+	wait_for() { shift; "$@"; }
+	PATH='"$sim"'/bin:$PATH
+	rpc() { echo ok; }
+	bfl_poll() {
+		for _k in xvda xvdb xvdc; do
+			echo $(($(cat $BFL_SYSBLOCK/$_k/xps/resumes) + 1)) >$BFL_SYSBLOCK/$_k/xps/resumes
+		done
+		echo 6 >'"$sim"'/domid
+		for _k in $AFTER; do echo 1 >"$BFL_TMP/bfl-$_k.after"; done
+		echo "ok migrate=9s"
+	}
+	bf_fio() { echo "w=0 r=1 0s"; }
+	bf_drv() { echo vbd-64k; }
+	bf_step() { echo "$1 $2 $3"; }
+	BF_DRV=vbd-64k'
+	mkdir -p "$sim/bin"
+	printf '#!/bin/sh\ncat %s/domid\n' "$sim" >"$sim/bin/xenstore-read"
+	chmod +x "$sim/bin/xenstore-read"
+	# CASE:AFTER:WANT (the return, then what bf_step said, cut)
+	for c in "move-ok:a b c:0" "move-no-run-after:a:1 migrate FAIL bad: no-run-after:b,c"; do
+		name=${c%%:*} rest=${c#*:}
+		rm -f "$t"/*; echo 5 >"$sim/domid"
+		rm -rf "$sim/msys"; cp -r "$sys" "$sim/msys"
+		got=$(AFTER=${rest%%:*} run "$sh" "$fake
+			bfl_set_disks 'xvda xvdb xvdc'
+			bfl_move_one migrate migrate '' 1 >\"\$BFL_TMP/step\"; echo \$? \$(sed -n 's/.*\\(bad:[^;]*\\);.*/\\1/p' \"\$BFL_TMP/step\")")
+		want=${rest#*:}
+		[ "${want%% *}" = 1 ] && want="1 ${want#* migrate FAIL }"
+		check "move ($sh, $name)" "$want" "$got"
 	done
 done
 

@@ -410,6 +410,14 @@ bfl_runs() { cat "$BFL_TMP/bfl-$1.runs" 2>/dev/null || echo 0; }
 bfl_ran_after() {
 	for _k in $BFL_TAGS; do [ "$(cat "$BFL_TMP/bfl-$_k.after" 2>/dev/null)" = "$1" ] || return 1; done
 }
+# bfl_not_after N: the tags of the loops that did not (a,c)
+bfl_not_after() {
+	_na=
+	for _k in $BFL_TAGS; do
+		[ "$(cat "$BFL_TMP/bfl-$_k.after" 2>/dev/null)" = "$1" ] || _na="${_na:+$_na,}$_k"
+	done
+	echo "$_na"
+}
 # bfl_cat KIND: every loop's bfl-TAG.KIND (fail, corrupt), one
 # after the other
 bfl_cat() { for _k in $BFL_TAGS; do cat "$BFL_TMP/bfl-$_k.$1" 2>/dev/null; done; }
@@ -625,7 +633,9 @@ bfl_move_one() {
 	# a whole run of each loop after the move
 	echo "$_mn" >"$BFL_TMP/bfl.moved"
 	_tmv=$(since "$_tm") _tm=$(up)
-	wait_for 300 bfl_ran_after "$_mn"
+	# a loop with no whole run in 300 s after the move hung on its disk
+	_ran=1
+	wait_for 300 bfl_ran_after "$_mn" || _ran=0
 	_tma=$(since "$_tm")
 	[ -z "$_ph" ] || wait "$_ph"
 	_held=ok
@@ -660,6 +670,7 @@ bfl_move_one() {
 	[ -z "${BFL_MORE_TAG:-}" ] || _dm=", $BFL_MORE_TAG=+$((_s1_n_more - _s0_n_more))"
 	_d="$_cmd: $_m; domid $_id0 -> $_id1; fio runs a=+$((_s1_n_a - _s0_n_a)) b=+$((_s1_n_b - _s0_n_b)) c=+$((_s1_n_c - _s0_n_c))$_dm; runs that did not verify $_corrupt; seconds: to the move's end $_tmv (hold-c $_thc, the move's rpc $_trq, its log $_tlog), then to a run after it $_tma;"
 	_bad='' _rp=0
+	[ "$_ran" = 1 ] || _bad="$_bad no-run-after:$(bfl_not_after "$_mn")"
 	# a move that worked gives the guest a new domain id
 	[ "$_want" != 1 ] || [ "$_id1" != "$_id0" ] || _bad="$_bad same-domid"
 	for _k in $BFL_DISKS; do
@@ -713,6 +724,7 @@ bfl_move_loop() {
 		[ "$_corrupt" = 0 ] || _mc=1
 		_mh=0
 		case "$_m" in pending|rpc-timeout|"") _mh=1 ;; esac
+		[ "$_ran" = 1 ] || _mh=1
 		bfl_soak "$1" "$_ml" "$([ $_mr = 0 ] && echo ok || echo bad)" "$_ms" corrupt=$_mc hang=$_mh
 		# each move's details on the console: a soak's record of them
 		echo "xps: $1 $_ml: $_d"
@@ -769,7 +781,7 @@ bfl_detaches() {
 	done
 	# a whole run of each loop after the last cycle
 	echo "$_i" >"$BFL_TMP/bfl.moved"
-	wait_for 300 bfl_ran_after "$_i"
+	wait_for 300 bfl_ran_after "$_i" || { _dbad=$((_dbad + 1)) _dd="$_dd no-run-after:$(bfl_not_after "$_i")"; }
 	bfl_loops_stop
 	_fails=$(bfl_cat fail | head -n 2 | tr '\n' ' ')
 	_ref=ok
