@@ -25,7 +25,9 @@
 #               moves with round 2's parameters: this check failed)
 #   move        bfl_move_one judges a move bad, and a hang, when a loop
 #               ended no run begun after it within the wait (before the
-#               fix the move passed: move-no-run-after failed)
+#               fix the move passed: move-no-run-after failed); with
+#               BFL_RUN_AFTER_EVERY, a move between asks only for I/O on
+#               each disk after it, the loop's last for a whole run
 set -uo pipefail
 shtest_area=bfl-loops
 # shellcheck source=tests/lab/lib/shtest.sh
@@ -141,7 +143,14 @@ $nodisk" "none-ran:x:0:$nodisk"; do
 	fake='BFL_SYSBLOCK='"$sim"'/msys
 	up() { echo 0; }
 	since() { echo 0; }
-	wait_for() { shift; "$@"; }
+	wait_for() {
+		shift
+		for _k in $IO; do
+			read -r _r _x _x _x _w _rest <$BFL_SYSBLOCK/$_k/stat
+			echo "$_r 0 0 0 $((_w + 1)) 0" >$BFL_SYSBLOCK/$_k/stat
+		done
+		"$@"
+	}
 	PATH='"$sim"'/bin:$PATH
 	rpc() { echo ok; }
 	bfl_poll() {
@@ -159,13 +168,24 @@ $nodisk" "none-ran:x:0:$nodisk"; do
 	mkdir -p "$sim/bin"
 	printf '#!/bin/sh\ncat %s/domid\n' "$sim" >"$sim/bin/xenstore-read"
 	chmod +x "$sim/bin/xenstore-read"
-	# CASE:AFTER:WANT (the return, then what bf_step said, cut)
-	for c in "move-ok:a b c:0" "move-no-run-after:a:1 migrate FAIL bad: no-run-after:b,c"; do
+	# CASE:EVERY:LAST:AFTER:IO:WANT (BFL_RUN_AFTER_EVERY, the loop's
+	# last move, the disks with I/O after the move; WANT: the return,
+	# then what bf_step said, cut).  Move 1 of 3 with EVERY 5 asks only
+	# for I/O on each disk after it; the last move for a whole run.
+	for c in "move-ok:1:1:a b c::0" "move-no-run-after:1:1:a::1 migrate FAIL bad: no-run-after:b,c" \
+		"move-io:5:3::xvda xvdb xvdc:0" "move-no-io:5:3:a b c:xvda xvdb:1 migrate FAIL bad: no-io-after" \
+		"move-last:5:1:a b:xvda xvdb xvdc:1 migrate FAIL bad: no-run-after:c"; do
 		name=${c%%:*} rest=${c#*:}
+		every=${rest%%:*} rest=${rest#*:}
+		last=${rest%%:*} rest=${rest#*:}
+		after=${rest%%:*} rest=${rest#*:}
+		io=${rest%%:*}
 		rm -f "$t"/*; echo 5 >"$sim/domid"
 		rm -rf "$sim/msys"; cp -r "$sys" "$sim/msys"
-		got=$(AFTER=${rest%%:*} run "$sh" "$fake
+		for d in xvda xvdb xvdc; do echo "10 0 0 0 20 0" >"$sim/msys/$d/stat"; done
+		got=$(AFTER=$after IO=$io run "$sh" "$fake
 			bfl_set_disks 'xvda xvdb xvdc'
+			BFL_RUN_AFTER_EVERY=$every _mlast=$last
 			bfl_move_one migrate migrate '' 1 >\"\$BFL_TMP/step\"; echo \$? \$(sed -n 's/.*\\(bad:[^;]*\\);.*/\\1/p' \"\$BFL_TMP/step\")")
 		want=${rest#*:}
 		[ "${want%% *}" = 1 ] && want="1 ${want#* migrate FAIL }"

@@ -10,9 +10,11 @@
 #   load        xen-grant-pool and xen-blkfront-64k, the reference written
 #   saves       xl save / xl restore SAVES (50) times in a row with the
 #               loops running and dom0 holding xvdc's I/O across each
-#               save: each time every loop passes before, across and
-#               after, each disk counts one resume and no error, some
-#               held request is replayed, the reference verifies
+#               save: each time no loop fails, each disk completes I/O
+#               after it (every loop a whole run after every fifth and
+#               the last, XPS_SCN_SOAK_RUN_AFTER_EVERY), each disk
+#               counts one resume and no error, some held request is
+#               replayed, the reference verifies
 #   migrate     the same across xl migrate to localhost, MIGRATIONS (20)
 #   detaches    xl block-detach and block-attach of xvdc DETACHES (20)
 #               times, fio writing to it, the loops running on the others:
@@ -67,6 +69,10 @@ BFL_MIGRATIONS=${XPS_SCN_SOAK_MIGRATIONS:-20}
 BFL_DETACHES=${XPS_SCN_SOAK_DETACHES:-20}
 BFL_CYCLES=${XPS_SCN_SOAK_RELOADS:-100}
 BFL_POOLCHECK=1
+# a whole run of every loop after every fifth move and the last, I/O on
+# each disk after the others (blkfront-life's bfl_move_one): at a run
+# after each, 50 saves and 20 migrations took more than a session
+BFL_RUN_AFTER_EVERY=${XPS_SCN_SOAK_RUN_AFTER_EVERY:-5}
 # dom0's run folder: /run/xps, where dom0-init and blkfront-life keep
 # theirs (a host test sets XPS_RUN, as for lib.sh's rpc_serve)
 SOAK_RUN=${XPS_RUN:-/run/xps}
