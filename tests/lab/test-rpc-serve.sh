@@ -25,6 +25,9 @@
 #   late-watch the ack written while the watch starts is still seen
 #   reask     a request lost before dom0 saw it (as across a save) is
 #             asked again after a slice, and answered
+#   lost-reply the ack seen but the reply's read failing once (the
+#             domain moved between them) is asked again, and the reply
+#             printed (before the fix: rc=1 and no reply)
 #   timeout   no answer: "rpc-timeout" and failure after RPC_WAIT
 #             seconds, no watch or timer of it left behind
 #   nowatch   no watch can be set: rpc still asks for RPC_WAIT seconds,
@@ -44,6 +47,11 @@ mkdir -p "$sim/bin" "$sim/run"; : >"$sim/calls"
 cat >"$sim/bin/xenstore-read" <<'EOS'
 #!/bin/sh
 p=$1; case "$p" in /*) ;; *) p=$SIM_HOME/$p ;; esac
+# (SIM_RES_LOST: the first read of a reply fails, as when the domain
+# moved between dom0's ack and that read)
+case "$p" in */data/xps/res)
+	if [ -n "${SIM_RES_LOST:-}" ] && [ ! -e "$SIM/res-lost" ]; then : >"$SIM/res-lost"; exit 1; fi ;;
+esac
 [ -f "$SIM/store$p" ] || exit 1
 cat "$SIM/store$p"
 EOS
@@ -212,6 +220,13 @@ out=$(domU_rpc 10 SIM_WATCH_DELAY=2 slow 3 4 | tr '\n' ' ')
 case "$out" in
 "rc=0 secs="[0-3].*" reply=did slow left= ") result late-watch ok "$out";;
 *) result late-watch bad "$out (expected an answer within 4 s)";;
+esac
+# lost-reply: the ack seen, the reply's first read fails: rpc asks again
+# (dom0 answers the same number from what it wrote) and prints the reply
+out=$(domU_rpc 10 SIM_RES_LOST=1 RPC_SLICE=1 RPC_WAIT=10 ping | tr '\n' ' ')
+case "$out" in
+"rc=0 secs="[0-3].*" reply=did ping left= ") result lost-reply ok "$out";;
+*) result lost-reply bad "$out (expected the reply read again)";;
 esac
 stop_serve 10
 

@@ -157,12 +157,18 @@ rpc() { # domU side: rpc CMD [ARGS]; prints the reply; fails on timeout
 	while :; do
 		_rpc_s=$(up)
 		xenstore-write data/xps/req "$_seq $*"
-		xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" "${RPC_SLICE:-10}" >/dev/null && break
+		# (the reply's read fails when dom0 moved the domain between
+		# its ack and the read: the new domain's data/ area has none,
+		# so ask again.  It printed nothing and failed, which a crowd
+		# domU of make soak took for dom0's "stop", 2026-12-07.)
+		if xs_await "/local/domain/$(xenstore-read domid)/data/xps/ack" "$_seq" "${RPC_SLICE:-10}" >/dev/null; then
+			_rpc_r=$(xenstore-read data/xps/res 2>/dev/null) && break
+		fi
 		[ "$(since "$_rpc_t")" -lt "${RPC_WAIT:-300}" ] || { echo "rpc-timeout"; return 1; }
 		# (a watch that cannot be set fails at once: no busy loop)
 		[ "$(since "$_rpc_s")" -ge 1 ] || sleep 1
 	done
-	xenstore-read data/xps/res
+	echo "$_rpc_r"
 }
 
 # rpc_replied DOMID SEQ [SECS]: dom0 side; wait (up to SECS, 30) until

@@ -327,8 +327,8 @@ soak_crowd_domU() {
 	# loop ran a whole run after it.  (Loops in all seven beside bfl's
 	# moves made each of them take minutes, 2026-12-07.)
 	_id=$(xenstore-read domid) _mv=0 _mbad='' _lp='' _hb=0 _hbf=0 _t0=$(up)
-	while _pr=$(RPC_SLICE=5 rpc crowd-poll "$1") && [ "$_pr" != stop ] ||
-	      [ "$_pr" = rpc-timeout ]; do
+	# (only dom0's "stop" ends it: a poll that failed is asked again)
+	while _pr=$(RPC_SLICE=5 rpc crowd-poll "$1"); [ "$_pr" != stop ]; do
 		if [ "$_pr" != turn ]; then
 			_hb=$((_hb + 1))
 			dd if=/dev/xvda of=/dev/null bs=64k count=1 skip=$((_hb % 400)) iflag=direct 2>/dev/null || _hbf=$((_hbf + 1))
