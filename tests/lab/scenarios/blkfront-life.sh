@@ -644,8 +644,8 @@ bfl_move_one() {
 	# between every BFL_RUN_AFTER_EVERY-th move and the loop's last
 	# (_mlast), a read or write completed on each disk is enough (its
 	# loop's run goes on across the next move, which its end still
-	# judges): a whole run after each took 80 s of a soak's 140 s save
-	# cycles (2026-12-07)
+	# judges): the whole run after each took 28 to 80 s of a soak's 91
+	# to 156 s save cycles (2026-12-07, saves 3-8 of a stopped full run)
 	_ran=1 _after=run
 	if [ $((_mn % ${BFL_RUN_AFTER_EVERY:-1})) = 0 ] || [ "$_mn" = "${_mlast:-$_mn}" ]; then
 		wait_for 300 bfl_ran_after "$_mn" || _ran=0

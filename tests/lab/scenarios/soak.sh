@@ -70,8 +70,9 @@ BFL_DETACHES=${XPS_SCN_SOAK_DETACHES:-20}
 BFL_CYCLES=${XPS_SCN_SOAK_RELOADS:-100}
 BFL_POOLCHECK=1
 # a whole run of every loop after every fifth move and the last, I/O on
-# each disk after the others (blkfront-life's bfl_move_one): at a run
-# after each, 50 saves and 20 migrations took more than a session
+# each disk after the others (blkfront-life's bfl_move_one): with a run
+# after each, save cycles took 91 to 156 s (2026-12-07), and 50 saves
+# and 20 migrations more than a session
 BFL_RUN_AFTER_EVERY=${XPS_SCN_SOAK_RUN_AFTER_EVERY:-5}
 # dom0's run folder: /run/xps, where dom0-init and blkfront-life keep
 # theirs (a host test sets XPS_RUN, as for lib.sh's rpc_serve)
