@@ -85,8 +85,9 @@ xps_xenbus_read_driver_state(const struct xenbus_device *dev, const char *path)
 /*
  * HAVE_NTH_PAGE: kernels after 6.12 removed nth_page(), since there a
  * folio (so a bio_vec's pages) never spans memory sections: its pages
- * are consecutive struct pages.  Drivers keep writing nth_page(), which older
- * kernels need where the memmap is not virtually contiguous.
+ * are consecutive struct pages.  Drivers keep writing nth_page(),
+ * which older kernels need where the memmap is not virtually
+ * contiguous.
  */
 #ifndef HAVE_NTH_PAGE
 #define nth_page(page, n) ((page) + (n))
@@ -171,8 +172,8 @@ xps_blk_mq_alloc_disk(struct blk_mq_tag_set *set, struct queue_limits *lim,
 /*
  * HAVE_BLK_MQ_F_SHOULD_MERGE (6.1, 6.12): those kernels merge bios
  * only for a tag set that asks, with BLK_MQ_F_SHOULD_MERGE; later ones
- * (7.2) merge for every tag set.  Drivers call blk_mq_alloc_tag_set() without it; on
- * the old kernels the flag is added here.
+ * (7.2) merge for every tag set.  Drivers call blk_mq_alloc_tag_set()
+ * without it; on the old kernels the flag is added here.
  */
 #ifdef HAVE_BLK_MQ_F_SHOULD_MERGE
 static inline int xps_blk_mq_alloc_tag_set(struct blk_mq_tag_set *set)
