@@ -9,9 +9,10 @@
 # Default set: bookworm's 6.1 generic, cloud and rt (the ABI the
 # metapackages point at) and the newest 6.12 generic, cloud and rt that
 # bookworm-security ships, built here (this host is bookworm, with its
-# gcc-12); then, for each suite of XPS_MATRIX_SUITES (trixie sid), the
-# kernel its linux-headers-amd64 points at, amd64 and arm64 (cross),
-# built inside a chroot of that suite with the compiler the headers name
+# gcc-12); then, for each suite of XPS_MATRIX_SUITES (trixie sid
+# experimental), the kernel its linux-headers-amd64 points at (for
+# experimental, experimental's), amd64 and arm64 (cross), built inside
+# a chroot of that suite with the compiler the headers name
 # (scripts/suite-root.sh; needs root).
 # XPS_MATRIX_SUITES='' leaves the suites out.
 set -uo pipefail
@@ -40,7 +41,7 @@ else
 		p=$(newest "$f")
 		[ -n "$p" ] && sets+=("$p") || echo "FAIL: matrix/6.12-$f no header package found"
 	done
-	for su in ${XPS_MATRIX_SUITES-trixie sid}; do sets+=("suite:$su"); done
+	for su in ${XPS_MATRIX_SUITES-trixie sid experimental}; do sets+=("suite:$su"); done
 fi
 
 fail=0
