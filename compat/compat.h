@@ -10,9 +10,9 @@
  * scripts/compat-probe.sh), which yields HAVE_<NAME> in xps_config.h.
  * Where an older kernel lacks a feature, the shim for it goes below,
  * next to its probe's name. The suite supports Linux 6.1 and later
- * (built: Debian's 6.1, 6.12 and 7.2; booted: 6.1); older kernels are
- * refused by the probe script rather than failing somewhere deep in a
- * driver.
+ * (built: Debian's 6.1, 6.12, 7.2 and 7.3-rc; booted: 6.1); older
+ * kernels are refused by the probe script rather than failing somewhere
+ * deep in a driver.
  */
 #ifndef XPS_COMPAT_H
 #define XPS_COMPAT_H
