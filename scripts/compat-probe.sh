@@ -25,7 +25,7 @@ if [ -z "$krel" ]; then
 fi
 IFS=. read -r kmaj kmin _ <<<"$krel"
 if [ "$kmaj" -lt 6 ] || { [ "$kmaj" -eq 6 ] && [ "${kmin%%[!0-9]*}" -lt 1 ]; }; then
-	echo "error: xen-pv-suite supports Linux 6.1 and later (tested: Debian 6.1, 6.12); $kdir is $krel" >&2
+	echo "error: xen-pv-suite supports Linux 6.1 and later (built: Debian 6.1, 6.12, 7.2, 7.3-rc; booted: 6.1); $kdir is $krel" >&2
 	exit 1
 fi
 

@@ -15,7 +15,8 @@
 #                                       ones), and gcc-N-aarch64-linux-gnu
 #                                       for the compiler the headers name
 # perl (a W=1 build runs kernel-doc), and /xps-suite.env: SUITE, KREL
-# (K-amd64), KREL_ARM64, CC_AMD64 and CC_ARM64 (the compilers' commands).
+# (K-amd64), KREL_ARM64 (empty when the mirror has no arm64 headers of
+# that release), CC_AMD64 and CC_ARM64 (the compilers' commands).
 # The apt lists live in a private folder beside the chroots (never the
 # host's sources), and a chroot is keyed by the apt candidates of what
 # it holds: a new kernel or compiler in the suite makes a new one, and
@@ -114,8 +115,14 @@ if [ ! -f "$dir/.complete" ]; then
 			apt-get install -y -q --no-install-recommends $4 $3
 			dpkg --add-architecture arm64
 			apt-get update -q
-			cd /tmp && apt-get download -q linux-headers-$5-arm64:arm64
-			dpkg -x /tmp/linux-headers-*-arm64_*.deb /
+			# (bullseye-security lists arm64 headers its pool lacks:
+			# amd64 alone then)
+			cd /tmp
+			if apt-get download -q linux-headers-$5-arm64:arm64; then
+				dpkg -x /tmp/linux-headers-*-arm64_*.deb /
+			else
+				echo xps: no arm64 headers on the mirror
+			fi
 			rm -f /tmp/*.deb
 			apt-get clean"' sh "$dir/root" "$set_main" "$hdr" "${t[*]}" "$kbase" \
 			>"$dir/apt.log" 2>&1; then
@@ -124,12 +131,14 @@ if [ ! -f "$dir/.complete" ]; then
 		exit 1
 	fi
 	r=$dir/root
-	[ -f "$r/usr/src/$hdr/Makefile" ] && [ -f "$r/usr/src/linux-headers-$kbase-arm64/Makefile" ] ||
+	[ -f "$r/usr/src/$hdr/Makefile" ] ||
 		{ echo "error: $suite: headers missing in the chroot after apt" >&2; exit 1; }
+	ka=$kbase-arm64
+	[ -f "$r/usr/src/linux-headers-$ka/Makefile" ] || ka=''
 	cat >"$r/xps-suite.env" <<-EOF
 		SUITE=$suite
 		KREL=$krel
-		KREL_ARM64=$kbase-arm64
+		KREL_ARM64=$ka
 		CC_AMD64=gcc-$gccv
 		CC_ARM64=aarch64-linux-gnu-gcc-$gccv
 	EOF

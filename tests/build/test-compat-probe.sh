@@ -57,5 +57,5 @@ kdir old 5.10.0-46-amd64 '@touch $(M)/$@'
 check all "rc=0 have=$nprobes " "$(probe ok)"
 check w1 "rc=0 have=$nprobes " "$(probe w1 MAKEFLAGS='-- W=1')"
 check broken "rc=1 have=none error: the kernel headers in SIM/broken (6.12.0) cannot" "$(probe broken)"
-check too-old "rc=1 have=none error: xen-pv-suite supports Linux 6.1 and later (tested:" "$(probe old)"
+check too-old "rc=1 have=none error: xen-pv-suite supports Linux 6.1 and later (built:" "$(probe old)"
 [ "$fails" = 0 ]
