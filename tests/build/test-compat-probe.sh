@@ -14,19 +14,10 @@
 #   too-old     5.10's headers: refused with the supported range
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-sim=$(mktemp -d)
-trap 'rm -rf "$sim"' EXIT
-fails=0
+shtest_area=build/compat-probe
+# shellcheck source=tests/lab/lib/shtest.sh
+. "$root/tests/lab/lib/shtest.sh"
 nprobes=$(find "$root/compat/probes" -name '*.c' | wc -l)
-
-check() { # check NAME WANT GOT
-	if [ "$2" = "$3" ]; then
-		echo "PASS: build/compat-probe/$1"
-	else
-		echo "FAIL: build/compat-probe/$1 want '$2', got '$3'"
-		fails=$((fails + 1))
-	fi
-}
 
 # kdir NAME RELEASE RULE: a fake headers tree whose every .o target runs
 # RULE (make syntax; $(M) is the probe folder, $@ the target)

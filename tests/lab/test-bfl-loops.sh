@@ -29,7 +29,7 @@
 #               BFL_RUN_AFTER_EVERY, a move between asks only for I/O on
 #               each disk after it, the loop's last for a whole run
 set -uo pipefail
-shtest_area=bfl-loops
+shtest_area=lab/bfl-loops
 # shellcheck source=tests/lab/lib/shtest.sh
 . "$(dirname "$0")/lib/shtest.sh"
 

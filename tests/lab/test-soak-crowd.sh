@@ -25,7 +25,7 @@
 #               migrate, and tells every domU, loaded or not, to stop
 #   not-ready   a domU whose loop never starts is not moved, and stops
 set -uo pipefail
-shtest_area=soak-crowd
+shtest_area=lab/soak-crowd
 # shellcheck source=tests/lab/lib/shtest.sh
 . "$(dirname "$0")/lib/shtest.sh"
 sys=$sim/sys

@@ -21,7 +21,7 @@
 #               block frontend's, its live pages and its slots
 #   pools-gone  only the block frontend's left: none
 set -uo pipefail
-shtest_area=soak-net
+shtest_area=lab/soak-net
 # shellcheck source=tests/lab/lib/shtest.sh
 . "$(dirname "$0")/lib/shtest.sh"
 
