@@ -62,17 +62,24 @@ judge() {
 	' sh "$@" 2>&1 | tr '\n' ' '
 }
 
+# in_soak SHELL GUESTS SCRIPT [ARG...]: SCRIPT after soak.sh (GUESTS in
+# all) in SHELL, with ARGs, in a fresh run folder $sim/run (XPS_RUN),
+# for at most 20 s
+in_soak() {
+	local sh path
+	shell_of "$1"
+	rm -rf "$sim/run"; mkdir -p "$sim/run"
+	PATH=$path LAB_DIR=$here BFL_TMP=$t XPS_RUN=$sim/run XPS_SCN_SOAK_GUESTS=$2 timeout 20 $sh -c \
+		". \"\$LAB_DIR/scenarios/soak.sh\"
+		$3" sh "${@:4}"
+}
+
 # proto SHELL PREP CALL...: soak_rpc from domain 5 for each CALL
 # ("crowd-poll sk1"), in a run folder PREP set up (shell code, in it),
 # the mover faked (it notes it started); prints the replies and how
 # often the mover started
 proto() {
-	local sh path
-	shell_of "$1"
-	shift
-	rm -rf "$sim/run"; mkdir -p "$sim/run"
-	PATH=$path LAB_DIR=$here BFL_TMP=$t XPS_RUN=$sim/run XPS_SCN_SOAK_GUESTS=8 timeout 20 $sh -c '
-		. "$LAB_DIR/scenarios/soak.sh"
+	in_soak "$1" 8 '
 		soak_crowd_mover() { echo started >>"$SOAK_RUN/mover.log"; }
 		(cd "$SOAK_RUN" && eval "$1")
 		shift
@@ -82,19 +89,14 @@ proto() {
 			printf "%s " "$RPC_REPLY"
 		done
 		echo "movers=$(cat "$SOAK_RUN/mover.log" 2>/dev/null | wc -l)"
-	' sh "$@" 2>&1
+	' "${@:2}" 2>&1
 }
 
 # mover SHELL PREP: soak_crowd_mover over sk1..sk3 in a run folder PREP
 # set up; a move is noted and the domU judges it at once; prints the
 # moves, its notes and the domUs told to stop
 mover() {
-	local sh path
-	shell_of "$1"
-	shift
-	rm -rf "$sim/run"; mkdir -p "$sim/run"
-	PATH=$path LAB_DIR=$here BFL_TMP=$t XPS_RUN=$sim/run XPS_SCN_SOAK_GUESTS=4 timeout 20 $sh -c '
-		. "$LAB_DIR/scenarios/soak.sh"
+	in_soak "$1" 4 '
 		up() { echo 0; }
 		since() { echo "$SINCE"; }
 		sleep() { :; }
@@ -106,7 +108,7 @@ mover() {
 		soak_crowd_mover
 		cat "$SOAK_RUN/moves" 2>/dev/null
 		echo "turn=$(cat "$SOAK_RUN/soak-turn") stop:"; cd "$SOAK_RUN" && ls soak-stop-*
-	' sh "$@" 2>&1 | tr '\n' ' '
+	' "${@:2}" 2>&1 | tr '\n' ' '
 }
 
 for sh in "${shells[@]}"; do
